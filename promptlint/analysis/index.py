@@ -1,0 +1,190 @@
+"""The project index: which module lives where, parsed lazily, with its imports and definitions.
+
+Only modules that the analysis actually reaches are parsed: the entry files (those that mention
+an LLM SDK) and whatever their values lead to through imports. Python's ``ast`` is used for
+analysis because it parses about ten times faster than libcst; libcst does the fixes, where
+keeping formatting matters.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint.model import Location
+
+
+class ParseFailure(Exception):
+    """A module could not be read or parsed; carries a user-facing message."""
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    qualname: str
+    node: ast.ClassDef
+    module: "ModuleInfo"
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    class_attrs: dict[str, ast.expr] = field(default_factory=dict)
+    bases: list[ast.expr] = field(default_factory=list)
+
+
+@dataclass
+class ModuleInfo:
+    name: str
+    path: Path  # absolute
+    display: str  # path as shown to the user (relative to the working directory)
+    source: str
+    tree: ast.Module
+    lines: list[str]
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    assigns: dict[str, list[ast.stmt]] = field(default_factory=dict)  # module-level bindings
+
+    def location(self, node: ast.AST) -> Location:
+        line = getattr(node, "lineno", 1)
+        end_line = getattr(node, "end_lineno", None) or line
+        return Location(
+            self.display,
+            line,
+            self._char_column(line, getattr(node, "col_offset", 0)) + 1,
+            end_line,
+            self._char_column(end_line, getattr(node, "end_col_offset", None) or 0) + 1,
+        )
+
+    def _char_column(self, line: int, byte_offset: int) -> int:
+        # ast columns are UTF-8 byte offsets; users count characters.
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return byte_offset
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
+
+    def snippet(self, node: ast.AST, limit: int = 60) -> str:
+        text = ast.get_source_segment(self.source, node) or type(node).__name__
+        text = " ".join(text.split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source honouring a BOM or a coding cookie, as the interpreter would."""
+    import io
+    import tokenize
+
+    if b"\x00" in data:
+        raise ParseFailure("file contains null bytes (binary file?)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise ParseFailure(f"cannot decode file: {exc}") from None
+
+
+def parse_module(name: str, path: Path, display: str, source: str) -> ModuleInfo:
+    try:
+        tree = ast.parse(source, filename=display)
+    except SyntaxError as exc:
+        where = f" (line {exc.lineno})" if exc.lineno else ""
+        raise ParseFailure(f"syntax error{where}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ParseFailure(f"cannot parse: {type(exc).__name__}: {exc}") from None
+    module = ModuleInfo(name, path, display, source, tree, source.splitlines())
+    _collect(module)
+    return module
+
+
+def _collect(module: ModuleInfo) -> None:
+    package = module.name if module.path.name == "__init__.py" else module.name.rpartition(".")[0]
+    for stmt in module.tree.body:
+        _collect_statement(module, stmt, package)
+
+
+def _collect_statement(module: ModuleInfo, stmt: ast.stmt, package: str) -> None:
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname:
+                module.imports[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                module.imports[top] = top
+    elif isinstance(stmt, ast.ImportFrom):
+        base = resolve_relative(package, stmt.module, stmt.level)
+        for alias in stmt.names:
+            if alias.name != "*":
+                module.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        module.functions[stmt.name] = stmt
+    elif isinstance(stmt, ast.ClassDef):
+        module.classes[stmt.name] = _class_info(module, stmt)
+    elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            for name in _target_names(target):
+                module.assigns.setdefault(name, []).append(stmt)
+    elif isinstance(stmt, (ast.If, ast.Try)):
+        # `try: import x except ImportError: ...` and platform switches: collect both branches.
+        for child in [*getattr(stmt, "body", []), *getattr(stmt, "orelse", []),
+                      *getattr(stmt, "finalbody", [])]:
+            _collect_statement(module, child, package)
+        for handler in getattr(stmt, "handlers", []):
+            for child in handler.body:
+                _collect_statement(module, child, package)
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _target_names(elt)]
+    return []
+
+
+def _class_info(module: ModuleInfo, node: ast.ClassDef) -> ClassInfo:
+    info = ClassInfo(node.name, f"{module.name}.{node.name}", node, module, bases=list(node.bases))
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            info.methods[stmt.name] = stmt
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    info.class_attrs[target.id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value:
+            info.class_attrs[stmt.target.id] = stmt.value
+    return info
+
+
+def resolve_relative(package: str, module: str | None, level: int) -> str:
+    if level == 0:
+        return module or ""
+    parts = package.split(".") if package else []
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    base = ".".join(parts)
+    if module:
+        return f"{base}.{module}" if base else module
+    return base
+
+
+def module_names_for(path: Path, root: Path) -> list[str]:
+    """Names a file is importable as: by its package chain, and relative to the project root."""
+    names: list[str] = []
+    stem_parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    chain: list[str] = []
+    while (folder / "__init__.py").is_file() and folder != folder.parent:
+        chain.insert(0, folder.name)
+        folder = folder.parent
+    if chain or stem_parts:
+        names.append(".".join([*chain, *stem_parts]))
+    try:
+        rel = path.relative_to(root).with_suffix("")
+        rel_parts = [p for p in rel.parts if p != "__init__"]
+        if rel_parts and rel_parts[0] == "src":
+            rel_parts = rel_parts[1:]
+        dotted = ".".join(rel_parts)
+        if dotted and dotted not in names and all(p.isidentifier() for p in rel_parts):
+            names.append(dotted)
+    except ValueError:
+        pass
+    return names

@@ -1,0 +1,155 @@
+"""Knowledge as data: volatile sources, sanitizers and LLM call signatures from ``rules/``,
+extended by the user's configuration. Mechanism lives in ``promptlint.analysis``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from promptlint.config import Config, ConfigError
+from promptlint.model import Volatility
+
+
+def rules_dir() -> Path:
+    """The repository's ``rules/`` in a checkout, else the copy packaged inside the wheel."""
+    checkout = Path(__file__).resolve().parent.parent / "rules"
+    if (checkout / "llm_calls.yaml").is_file():
+        return checkout
+    return Path(__file__).resolve().parent / "_rules"
+
+
+@dataclass(frozen=True)
+class Source:
+    volatility: Volatility
+    category: str
+    mutates: int | None = None  # index of an argument the call reorders in place (shuffle)
+    via_next: bool = False  # a counter object: the value is produced by next(obj)
+
+
+@dataclass(frozen=True)
+class PartSpec:
+    part: str
+    arg: str
+    shape: str
+
+
+@dataclass(frozen=True)
+class ApiSpec:
+    api: str
+    provider: str
+    callables: tuple[str, ...]
+    model: str | None
+    parts: tuple[PartSpec, ...]
+    settings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    sources: dict[str, Source]
+    identifier_names: dict[str, Volatility]
+    identifier_attributes: dict[str, Volatility]
+    sanitizers: dict[str, frozenset[Volatility]]
+    memoizers: frozenset[str]
+    types: dict[str, str]
+    chaining: dict[str, frozenset[str]]
+    apis: dict[str, ApiSpec]  # callable -> spec
+    stable: tuple[str, ...] = ()
+    trigger_words: tuple[str, ...] = field(default=())
+
+    def is_stable_name(self, name: str) -> bool:
+        return any(_glob_match(pattern, name) for pattern in self.stable)
+
+
+def _glob_match(pattern: str, name: str) -> bool:
+    regex = "^" + re.escape(pattern).replace(r"\*", ".*") + "$"
+    return re.match(regex, name) is not None
+
+
+def _load_yaml(name: str) -> dict[str, Any]:
+    with open(rules_dir() / name, encoding="utf-8") as handle:
+        return yaml.safe_load(handle) or {}
+
+
+@lru_cache(maxsize=1)
+def _builtin_tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    return _load_yaml("sources.yaml"), _load_yaml("sanitizers.yaml"), _load_yaml("llm_calls.yaml")
+
+
+def _parse_source(name: str, raw: Any, where: str) -> Source:
+    if not isinstance(raw, dict) or "volatility" not in raw:
+        raise ConfigError(f"{where}: source '{name}' needs a table with 'volatility' and 'category'")
+    try:
+        volatility = Volatility(raw["volatility"])
+    except ValueError:
+        choices = ", ".join(v.value for v in Volatility)
+        raise ConfigError(f"{where}: source '{name}': volatility must be one of {choices}") from None
+    return Source(volatility, str(raw.get("category", "custom")), raw.get("mutates"),
+                  bool(raw.get("via_next", False)))
+
+
+def _parse_api(raw: dict[str, Any], where: str) -> ApiSpec:
+    try:
+        parts = tuple(PartSpec(p["part"], str(p["arg"]), p.get("shape", "text")) for p in raw["parts"])
+        callables = raw["callables"]
+        if isinstance(callables, str):
+            callables = [callables]
+        return ApiSpec(
+            api=raw.get("api", callables[0]),
+            provider=raw.get("provider", "unknown"),
+            callables=tuple(callables),
+            model=raw.get("model"),
+            parts=parts,
+            settings=tuple(raw.get("settings", ())),
+        )
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ConfigError(
+            f"{where}: an LLM call signature needs 'callables' and 'parts' "
+            f"([{{part, arg, shape}}]); problem with {exc}"
+        ) from None
+
+
+def load_knowledge(config: Config) -> Knowledge:
+    sources_raw, sanitizers_raw, calls_raw = _builtin_tables()
+    sources = {k: _parse_source(k, v, "rules/sources.yaml") for k, v in sources_raw["sources"].items()}
+    where = str(config.config_file or "configuration")
+    sources.update({k: _parse_source(k, v, where) for k, v in config.sources.items()})
+    identifier_names = {
+        name.lower(): Volatility(vol)
+        for vol, names in sources_raw.get("identifier_names", {}).items()
+        for name in names
+    }
+    identifier_attributes = {
+        name: Volatility(vol)
+        for vol, names in sources_raw.get("identifier_attributes", {}).items()
+        for name in names
+    }
+    sanitizers = {
+        name: frozenset(Volatility(v) for v in spec.get("removes", []))
+        for name, spec in sanitizers_raw["sanitizers"].items()
+    }
+    for name in config.sanitizers:
+        sanitizers[name] = frozenset(v for v in Volatility if v.is_volatile)
+    apis: dict[str, ApiSpec] = {}
+    for raw in [*calls_raw["apis"], *config.wrappers]:
+        spec = _parse_api(raw, where)
+        for callable_name in spec.callables:
+            apis[callable_name] = spec
+    triggers = {name.split(".")[0] for name in calls_raw["types"]}
+    triggers |= {name.split(".")[0] for name in apis}
+    return Knowledge(
+        sources=sources,
+        identifier_names=identifier_names,
+        identifier_attributes=identifier_attributes,
+        sanitizers=sanitizers,
+        memoizers=frozenset(sanitizers_raw.get("memoizers", [])),
+        types=dict(calls_raw["types"]),
+        chaining={k: frozenset(v) for k, v in calls_raw.get("chaining", {}).items()},
+        apis=apis,
+        stable=config.stable,
+        trigger_words=tuple(sorted(triggers)),
+    )

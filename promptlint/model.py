@@ -1,0 +1,223 @@
+"""Plain, frozen records passed between the analysis stages.
+
+Every stage (discover → index → layouts → rules → estimate → report) reads and writes only these
+types, so each stage can be tested alone and reporters never need to compute anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Volatility(str, Enum):
+    """How often a value changes between two calls that should share a prompt prefix."""
+
+    STABLE = "stable"
+    PER_PROCESS = "per-process"  # import-time values, hostname, pid: one miss per worker
+    PER_DAY = "per-day"  # a date without time: one miss a day
+    PER_SESSION = "per-session"  # computed once per object/conversation and stored
+    PER_USER = "per-user"  # user/tenant/session identifiers: no sharing across users
+    PER_REQUEST = "per-request"  # clock, uuid, random, counters
+    ORDER_UNSTABLE = "order-unstable"  # iteration over sets, shuffle, sample
+    UNKNOWN = "unknown"  # parameters, I/O: not flagged ("unknown is not volatile")
+
+    @property
+    def is_volatile(self) -> bool:
+        return self not in (Volatility.STABLE, Volatility.UNKNOWN)
+
+
+class Severity(str, Enum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Location:
+    """A source range; 1-based lines and columns (columns count characters, not bytes)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def short(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a volatile value is born, e.g. the ``datetime.now()`` call."""
+
+    location: Location
+    source: str  # qualified name of the source, e.g. "datetime.datetime.now"
+    category: str  # clock, uuid, random, counter, user-id, set-order, shuffle, ...
+    volatility: Volatility
+
+
+@dataclass(frozen=True)
+class Step:
+    """One hop a value made on its way into the prompt (assignment, call, return, template slot)."""
+
+    location: Location
+    description: str
+
+
+@dataclass(frozen=True)
+class Literal:
+    """Prompt text known statically."""
+
+    text: str
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Hole:
+    """Prompt content whose value is not known statically."""
+
+    volatility: Volatility
+    expression: str  # short source text of the expression, for messages
+    location: Location | None  # where the value enters the prompt (the code frame points here)
+    origin: Origin | None = None
+    path: tuple[Step, ...] = ()
+    is_history: bool = False  # conversation history: stable across turns of one conversation
+    assumption: str | None = None  # stated when a conclusion rests on an assumption
+
+    @property
+    def category(self) -> str:
+        return self.origin.category if self.origin else "unknown"
+
+
+@dataclass(frozen=True)
+class CacheBreakpoint:
+    """An explicit cache marker (Anthropic ``cache_control``, Bedrock ``cachePoint``)."""
+
+    location: Location | None
+
+
+Segment = Literal | Hole | CacheBreakpoint
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a request in the provider's cache order: tools, system, messages, final user turn."""
+
+    name: str  # "tools" | "system" | "messages" | "final_user" | provider-specific
+    segments: tuple[Segment, ...]
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A request field that is not prompt text but changes caching (prompt_cache_key, cache_salt)."""
+
+    name: str
+    value: Segment
+
+
+@dataclass(frozen=True)
+class CallSite:
+    location: Location
+    api: str  # e.g. "openai.chat.completions", "anthropic.messages"
+    provider: str  # "openai", "anthropic", "gemini", "bedrock", "litellm", "langchain", ...
+    model: str | None = None  # literal model name when known
+    function: str | None = None  # enclosing function's qualified name
+
+
+@dataclass(frozen=True)
+class PromptLayout:
+    """What one LLM call sends, in the provider's cache order."""
+
+    call: CallSite
+    parts: tuple[Part, ...]
+    settings: tuple[Setting, ...] = ()
+
+    def segments(self) -> tuple[tuple[str, Segment], ...]:
+        """All segments in cache order, each with the name of its part."""
+        return tuple((part.name, seg) for part in self.parts for seg in part.segments)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace [start, end) character offsets of a file's text with ``replacement``."""
+
+    path: str
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    safe: bool
+    edits: tuple[Edit, ...] = ()
+
+
+@dataclass(frozen=True)
+class RelatedLocation:
+    location: Location
+    message: str
+
+
+@dataclass(frozen=True)
+class ProviderLoss:
+    """Estimated loss of one finding for one provider/model (filled by the estimator)."""
+
+    provider: str
+    model: str
+    lost_tokens_per_call: int
+    usd_per_1k_calls: float
+    usd_per_month: float
+    calls_per_day: float
+    price_as_of: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    lost_tokens_per_call: int | None
+    tokenizer: str
+    exact: bool  # False when the tokenizer is an approximation of the provider's
+    unknown_length: bool = False  # a stable part's length is unknown (a parameter)
+    losses: tuple[ProviderLoss, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str  # stable code, e.g. "PC001"
+    name: str  # slug, e.g. "volatile-before-stable"
+    severity: Severity
+    location: Location  # at the volatile content
+    message: str
+    call_site: CallSite
+    volatile_source: Origin | None = None
+    related: tuple[RelatedLocation, ...] = ()
+    fix: Fix | None = None
+    hint: str = ""
+    estimate: Estimate | None = None
+    fingerprint: str = ""  # line-independent identity, for baselines
+    layout_index: int | None = None  # index into AnalysisResult.layouts of the call's layout
+    bust_index: int | None = None  # index into that layout's segments() of the volatile segment
+
+
+@dataclass(frozen=True)
+class FileError:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    findings: tuple[Finding, ...]
+    errors: tuple[FileError, ...]
+    layouts: tuple[PromptLayout, ...] = ()
+    files_analyzed: int = 0
+    stats: dict[str, float] = field(default_factory=dict, hash=False, compare=False)

