@@ -1,0 +1,1067 @@
+"""Abstract evaluation of Python code: follows values through assignments, string building,
+containers, helper functions, methods, modules and templates without running anything.
+
+The evaluator is deliberately simple and flow-insensitive inside a block: statements are
+visited in order, both branches of an ``if`` are taken, loops run once (or once per known item,
+for short literal lists). When it cannot know a value it says so (an UNKNOWN hole): unknown is
+never reported as volatile.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from promptlint.analysis import templates
+from promptlint.analysis.index import ClassInfo, ModuleInfo
+from promptlint.analysis.project import Project
+from promptlint.analysis.values import (
+    NONE,
+    ClassVal,
+    FuncVal,
+    Instance,
+    Mapping,
+    Member,
+    NoneVal,
+    Obj,
+    PathVal,
+    Ref,
+    Seq,
+    Splice,
+    TemplateVal,
+    Text,
+    Unknown,
+    Value,
+    add_step,
+    as_text,
+    cap_volatility,
+    concat,
+    drop_order,
+    holes_of,
+    lit,
+    literal_text,
+    map_holes,
+    most_volatile,
+    render_json,
+    unknown,
+)
+from promptlint.knowledge import Knowledge
+from promptlint.model import CacheBreakpoint, Hole, Literal, Origin, Step, Volatility
+
+MAX_DEPTH = 6
+MAX_UNROLL = 24
+STEP_BUDGET = 60_000  # evaluation steps per entry point: a guard against pathological code
+TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "%s", "%r")
+
+SinkHandler = Callable[["Frame", ast.Call, str, list[Value], dict[str, Value], Value | None], None]
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+@dataclass
+class Frame:
+    module: ModuleInfo
+    locals: dict[str, Value] = field(default_factory=dict)
+    depth: int = 0
+    import_time: bool = False  # module-level code: runs once per process
+    self_value: Value | None = None
+    qualname: str = "<module>"
+    returns: list[Value] = field(default_factory=list)
+    order_taint: Hole | None = None  # inside a loop over an unordered collection
+    stack: tuple[int, ...] = ()
+
+
+class Evaluator:
+    def __init__(self, project: Project, knowledge: Knowledge, on_sink: SinkHandler) -> None:
+        self.project = project
+        self.knowledge = knowledge
+        self.on_sink = on_sink
+        self.steps = 0
+        self._module_globals: dict[str, dict[str, Value]] = {}
+        self._running_modules: set[str] = set()
+
+    # --- entry points ------------------------------------------------------------------------
+
+    def run_module(self, module: ModuleInfo) -> dict[str, Value]:
+        """Evaluate a module's top-level code once (import time) and return its globals."""
+        if module.name in self._module_globals:
+            return self._module_globals[module.name]
+        if module.name in self._running_modules:
+            return {}
+        self._running_modules.add(module.name)
+        frame = Frame(module, import_time=True)
+        try:
+            self.run_block(module.tree.body, frame)
+        except (BudgetExceeded, RecursionError):
+            pass
+        finally:
+            self._running_modules.discard(module.name)
+        self._module_globals[module.name] = frame.locals
+        return frame.locals
+
+    def run_function_entry(self, module: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
+                           owner: ClassInfo | None) -> None:
+        """Analyze one function as an entry point: its parameters are unknown."""
+        self.steps = 0
+        self_value = Instance(owner) if owner else None
+        qualname = f"{module.name}.{owner.name + '.' if owner else ''}{node.name}"
+        frame = Frame(module, self_value=self_value, qualname=qualname, stack=(id(node),))
+        self.bind_params(node, frame, [], {}, self_value)
+        try:
+            self.run_block(node.body, frame)
+        except (BudgetExceeded, RecursionError):
+            pass
+
+    # --- statements --------------------------------------------------------------------------
+
+    def run_block(self, body: list[ast.stmt], frame: Frame) -> None:
+        for stmt in body:
+            self.run_stmt(stmt, frame)
+
+    def run_stmt(self, stmt: ast.stmt, frame: Frame) -> None:
+        self.tick()
+        if isinstance(stmt, ast.Assign):
+            value = self.eval(stmt.value, frame)
+            for target in stmt.targets:
+                self.bind(target, value, frame)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self.bind(stmt.target, self.eval(stmt.value, frame), frame)
+        elif isinstance(stmt, ast.AugAssign):
+            self.run_augassign(stmt, frame)
+        elif isinstance(stmt, ast.Expr):
+            self.eval(stmt.value, frame)
+        elif isinstance(stmt, ast.Return):
+            frame.returns.append(self.eval(stmt.value, frame) if stmt.value else NONE)
+        elif isinstance(stmt, ast.If):
+            self.eval(stmt.test, frame)
+            self.run_branches(stmt, frame)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self.run_for(stmt, frame)
+        elif isinstance(stmt, ast.While):
+            self.run_block(stmt.body, frame)
+            self.run_block(stmt.orelse, frame)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                value = self.eval(item.context_expr, frame)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, value, frame)
+            self.run_block(stmt.body, frame)
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self.run_block(stmt.body, frame)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                self.run_block(handler.body, frame)
+            self.run_block(stmt.orelse, frame)  # type: ignore[attr-defined]
+            self.run_block(stmt.finalbody, frame)  # type: ignore[attr-defined]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            frame.locals[stmt.name] = FuncVal(frame.module, stmt, f"{frame.qualname}.{stmt.name}",
+                                              closure=frame.locals)
+        elif isinstance(stmt, ast.ClassDef) and frame.import_time:
+            info = frame.module.classes.get(stmt.name)
+            if info is not None:
+                frame.locals[stmt.name] = ClassVal(info)
+        elif isinstance(stmt, ast.Match):
+            self.eval(stmt.subject, frame)
+            for case in stmt.cases:
+                self.run_block(case.body, frame)
+
+    def run_branches(self, stmt: ast.If, frame: Frame) -> None:
+        # Both branches run; a value assigned only behind a change-detection guard
+        # (`if self._x is None:` / `if key != self._key:`) is stored state, not per-call.
+        guard = _guarded_attribute(stmt.test)
+        before = dict(frame.locals)
+        self.run_block(stmt.body, frame)
+        if guard:
+            for name, value in list(frame.locals.items()):
+                if name.startswith("self.") and before.get(name) is not value:
+                    frame.locals[name] = cap_volatility(
+                        value, Volatility.PER_SESSION,
+                        f"rebuilt only when `{guard}` changes (assumed rare)")
+        self.run_block(stmt.orelse, frame)
+
+    def run_augassign(self, stmt: ast.AugAssign, frame: Frame) -> None:
+        current = self.eval(stmt.target, frame)
+        addition = self.eval(stmt.value, frame)
+        if frame.order_taint is not None:
+            addition = self.with_order_taint(addition, frame.order_taint)
+        if isinstance(stmt.op, ast.Add):
+            result = self.add(current, addition, frame, stmt)
+        else:
+            result = self.join_unknown(stmt, frame, current, addition)
+        self.bind(stmt.target, result, frame, step=False)
+
+    def run_for(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> None:
+        iterable = self.eval(stmt.iter, frame)
+        items, order = self.iteration(iterable, stmt.iter, frame)
+        saved_taint = frame.order_taint
+        if order is not None:
+            frame.order_taint = order
+        if items is not None and len(items) <= MAX_UNROLL:
+            for item in items:
+                self.bind(stmt.target, item, frame, step=False)
+                self.run_block(stmt.body, frame)
+        else:
+            element = self.element_of(iterable, stmt.iter, frame)
+            self.bind(stmt.target, element, frame, step=False)
+            self.run_block(stmt.body, frame)
+        frame.order_taint = saved_taint
+        self.run_block(stmt.orelse, frame)
+
+    def iteration(self, iterable: Value, node: ast.AST, frame: Frame) -> tuple[list[Value] | None, Hole | None]:
+        """Known items of an iterable (if any) and a hole when their order can vary."""
+        if isinstance(iterable, Seq):
+            if any(isinstance(i, Splice) for i in iterable.items):
+                return None, iterable.order
+            return list(iterable.items), iterable.order
+        if isinstance(iterable, Mapping):
+            keys: list[Value] = [lit(k) if k is not None else unknown("key") for k, _ in iterable.entries]
+            return keys, iterable.order
+        if isinstance(iterable, Unknown) and iterable.hole.volatility is Volatility.ORDER_UNSTABLE:
+            return None, iterable.hole
+        return None, None
+
+    def element_of(self, iterable: Value, node: ast.AST, frame: Frame) -> Value:
+        if isinstance(iterable, Unknown) and iterable.hole.volatility.is_volatile:
+            return iterable
+        return unknown(frame.module.snippet(node) + " item", frame.module.location(node))
+
+    # --- binding -----------------------------------------------------------------------------
+
+    def bind(self, target: ast.expr, value: Value, frame: Frame, step: bool = True) -> None:
+        if isinstance(target, ast.Name):
+            if step and frame.depth <= MAX_DEPTH:
+                value = add_step(value, Step(frame.module.location(target),
+                                             f"assigned to `{target.id}`"))
+            frame.locals[target.id] = value
+        elif isinstance(target, ast.Attribute):
+            path = _dotted(target)
+            if path:
+                frame.locals[path] = value
+        elif isinstance(target, ast.Subscript):
+            self.bind_subscript(target, value, frame)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value.items if isinstance(value, Seq) else None
+            for index, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Starred):
+                    continue
+                if items is not None and index < len(items):
+                    self.bind(elt, items[index], frame, step)
+                else:
+                    self.bind(elt, unknown(frame.module.snippet(elt), frame.module.location(elt)),
+                              frame, step)
+
+    def bind_subscript(self, target: ast.Subscript, value: Value, frame: Frame) -> None:
+        path = _dotted(target.value)
+        if not path:
+            return
+        container = frame.locals.get(path)
+        if container is None and "." not in path:
+            container = self.lookup_name(path, frame, target)
+        key = literal_text(self.eval(target.slice, frame))
+        if isinstance(container, Mapping):
+            order = container.order or frame.order_taint
+            entries = tuple((k, v) for k, v in container.entries if k != key or key is None)
+            frame.locals[path] = Mapping((*entries, (key, value)), order)
+
+    # --- expressions -------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise BudgetExceeded
+
+    def eval(self, node: ast.expr | None, frame: Frame) -> Value:
+        if node is None:
+            return NONE
+        self.tick()
+        method = getattr(self, "eval_" + type(node).__name__, None)
+        if method is None:
+            return unknown(frame.module.snippet(node), frame.module.location(node))
+        return method(node, frame)
+
+    def eval_Constant(self, node: ast.Constant, frame: Frame) -> Value:
+        if node.value is None:
+            return NONE
+        if isinstance(node.value, bytes):
+            return lit(node.value.decode("utf-8", "replace"), frame.module.location(node))
+        return lit(str(node.value), frame.module.location(node))
+
+    def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
+        pieces: list[tuple] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                pieces.append((Literal(str(value.value), frame.module.location(value)),))
+            elif isinstance(value, ast.FormattedValue):
+                inner = self.eval(value.value, frame)
+                inner = self.apply_format_spec(inner, value, frame)
+                where = frame.module.location(value.value)
+                pieces.append(self.text_of(inner, where, frame.module.snippet(value.value)))
+        return concat(*pieces)
+
+    def apply_format_spec(self, value: Value, node: ast.FormattedValue, frame: Frame) -> Value:
+        if node.format_spec is None or not isinstance(value, Unknown):
+            return value
+        spec = literal_text(self.eval(node.format_spec, frame)) or ""
+        return self.refine_clock(value, spec)
+
+    def text_of(self, value: Value, where: Any, expression: str) -> tuple:
+        if isinstance(value, TemplateVal):
+            value = self.render_template(value, {}, None)
+        return as_text(value, where, expression)
+
+    def eval_Name(self, node: ast.Name, frame: Frame) -> Value:
+        return self.lookup_name(node.id, frame, node)
+
+    def lookup_name(self, name: str, frame: Frame, node: ast.AST) -> Value:
+        if name in frame.locals:
+            return frame.locals[name]
+        module = frame.module
+        if name in module.imports:
+            return self.resolve_qualname(module.imports[name], frame)
+        if name in module.functions:
+            return FuncVal(module, module.functions[name], f"{module.name}.{name}")
+        if name in module.classes:
+            return ClassVal(module.classes[name])
+        if name in module.assigns and not frame.import_time:
+            globals_ = self.run_module(module)
+            if name in globals_:
+                return module_constant(globals_[name])
+        if name in ("True", "False"):
+            return lit(name)
+        if name == "__file__":
+            return PathVal(module.path)
+        return Ref(f"builtins.{name}") if name in _BUILTINS else self.unknown_name(name, frame, node)
+
+    def unknown_name(self, name: str, frame: Frame, node: ast.AST) -> Value:
+        volatility = self.knowledge.identifier_names.get(name.lower())
+        where = frame.module.location(node)
+        if volatility is not None and not self.knowledge.is_stable_name(name):
+            return self.identifier(name, volatility, where)
+        return unknown(name, where)
+
+    def identifier(self, name: str, volatility: Volatility, where: Any) -> Unknown:
+        origin = Origin(where, name, "request-id" if volatility is Volatility.PER_REQUEST else "user-id",
+                        volatility)
+        return Unknown(Hole(volatility, name, None, origin=origin,
+                            assumption=f"`{name}` is taken to identify a user/request by its name"))
+
+    def resolve_qualname(self, qualname: str, frame: Frame) -> Value:
+        found = self.project.split_module(qualname)
+        if found is None:
+            return Ref(qualname)
+        module, rest = found
+        if not rest:
+            return Ref(f"module:{module.name}")
+        head, tail = rest[0], rest[1:]
+        value: Value
+        if head in module.functions:
+            value = FuncVal(module, module.functions[head], f"{module.name}.{head}")
+        elif head in module.classes:
+            value = ClassVal(module.classes[head])
+        elif head in module.imports:
+            value = self.resolve_qualname(module.imports[head], frame)
+        else:
+            globals_ = self.run_module(module)
+            value = module_constant(globals_[head]) if head in globals_ else Ref(qualname)
+        for attr in tail:
+            value = self.attribute(value, attr, frame, None)
+        return value
+
+    def eval_Attribute(self, node: ast.Attribute, frame: Frame) -> Value:
+        path = _dotted(node)
+        if path and path in frame.locals:
+            return frame.locals[path]
+        if path and self.knowledge.is_stable_name(path):
+            return unknown(path, frame.module.location(node), Volatility.STABLE)
+        base = self.eval(node.value, frame)
+        value = self.attribute(base, node.attr, frame, node)
+        if path and isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN:
+            return self.attribute_identifier(path, node, frame) or value
+        return value
+
+    def attribute_identifier(self, path: str, node: ast.AST, frame: Frame) -> Value | None:
+        tail = path.split(".")
+        for size in (2, 1):
+            key = ".".join(tail[-size:])
+            volatility = self.knowledge.identifier_attributes.get(key) if size == 2 else \
+                self.knowledge.identifier_names.get(tail[-1].lower())
+            if volatility is not None:
+                return self.identifier(path, volatility, frame.module.location(node))
+        return None
+
+    def attribute(self, base: Value, attr: str, frame: Frame, node: ast.AST | None) -> Value:
+        where = frame.module.location(node) if node is not None else None
+        if isinstance(base, Ref):
+            if base.qualname.startswith("module:"):
+                return self.resolve_qualname(f"{base.qualname[7:]}.{attr}", frame)
+            return Ref(f"{base.qualname}.{attr}")
+        if isinstance(base, Obj):
+            field_value = base.field(attr)
+            if field_value is not None:
+                return field_value
+            return Member(base, attr)
+        if isinstance(base, Member):
+            return Member(base.owner, f"{base.path}.{attr}")
+        if isinstance(base, Mapping):
+            return base.get(attr) or unknown(attr, where)
+        if isinstance(base, Instance):
+            return self.instance_attribute(base, attr, frame, where)
+        if isinstance(base, ClassVal):
+            return self.class_attribute(base.info, attr, frame, None) or unknown(attr, where)
+        if isinstance(base, PathVal):
+            if attr == "parent" and base.path is not None:
+                return PathVal(base.path.parent)
+            return unknown(attr, where)
+        if isinstance(base, Unknown) and base.hole.volatility.is_volatile:
+            return self.refine_clock_attribute(base, attr)
+        return unknown(attr, where)
+
+    def instance_attribute(self, inst: Instance, attr: str, frame: Frame, where: Any) -> Value:
+        for name, value in inst.attrs:
+            if name == attr:
+                return value
+        found = self.class_attribute(inst.info, attr, frame, inst)
+        return found if found is not None else unknown(f"self.{attr}", where)
+
+    def class_attribute(self, info: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
+        for klass in self.mro(info):
+            method = klass.methods.get(attr)
+            if method is not None:
+                if _is_property(method):
+                    return self.call_function(FuncVal(klass.module, method, f"{klass.qualname}.{attr}", inst),
+                                              [], {}, frame, None)
+                return FuncVal(klass.module, method, f"{klass.qualname}.{attr}", inst)
+            if attr in klass.class_attrs:
+                value = self.eval(klass.class_attrs[attr], Frame(klass.module, import_time=True,
+                                                                 depth=frame.depth + 1))
+                return module_constant(value)
+            stored = self.stored_attribute(klass, attr, frame, inst)
+            if stored is not None:
+                return stored
+        return None
+
+    def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
+        """A ``self.attr = ...`` made in some method: state kept on the object."""
+        for method_name, method in klass.methods.items():
+            for stmt in ast.walk(method):
+                if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                    continue
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if not any(_dotted(t) == f"self.{attr}" for t in targets) or stmt.value is None:
+                    continue
+                if frame.depth >= MAX_DEPTH or id(method) in frame.stack:
+                    return unknown(f"self.{attr}", None)
+                sub = Frame(klass.module, depth=frame.depth + 1, self_value=inst,
+                            qualname=f"{klass.qualname}.{method_name}", stack=(*frame.stack, id(method)))
+                self.bind_params(method, sub, [], {}, inst)
+                value = self.eval(stmt.value, sub)
+                where = klass.module.location(stmt)
+                value = add_step(value, Step(where, f"stored in `self.{attr}`"))
+                return cap_volatility(value, Volatility.PER_SESSION,
+                                      f"stored on the object in `{method_name}`; assuming one object "
+                                      "per conversation")
+        return None
+
+    def mro(self, info: ClassInfo) -> list[ClassInfo]:
+        order = [info]
+        for base in info.bases:
+            path = _dotted(base)
+            if not path:
+                continue
+            value = self.lookup_name(path.split(".")[0], Frame(info.module), base)
+            for attr in path.split(".")[1:]:
+                value = self.attribute(value, attr, Frame(info.module), None)
+            if isinstance(value, ClassVal) and value.info not in order and len(order) < 8:
+                order += [c for c in self.mro(value.info) if c not in order]
+        return order
+
+    def eval_Subscript(self, node: ast.Subscript, frame: Frame) -> Value:
+        base = self.eval(node.value, frame)
+        key_value = self.eval(node.slice, frame)
+        key = literal_text(key_value)
+        if isinstance(base, Mapping):
+            if key is not None:
+                found = base.get(key)
+                if found is not None:
+                    return found
+            return unknown(frame.module.snippet(node), frame.module.location(node))
+        if isinstance(base, Seq) and isinstance(node.slice, ast.Slice):
+            return base
+        if isinstance(base, Seq) and key is not None and key.lstrip("-").isdigit():
+            index = int(key)
+            if not any(isinstance(i, Splice) for i in base.items) and -len(base.items) <= index < len(base.items):
+                return base.items[index]
+        if isinstance(base, Unknown) and base.hole.volatility.is_volatile:
+            return base
+        path = _dotted(node.value)
+        if key and path:
+            found_id = self.knowledge.identifier_names.get(key.lower())
+            if found_id is not None:
+                return self.identifier(f"{path}[{key!r}]", found_id, frame.module.location(node))
+        return unknown(frame.module.snippet(node), frame.module.location(node))
+
+    def eval_BinOp(self, node: ast.BinOp, frame: Frame) -> Value:
+        left = self.eval(node.left, frame)
+        right = self.eval(node.right, frame)
+        if isinstance(node.op, ast.Add):
+            return self.add(left, right, frame, node)
+        if isinstance(node.op, ast.Mod) and isinstance(left, Text):
+            return templates.percent_format(left, right, self, frame, node)
+        if isinstance(node.op, ast.Mult):
+            repeated = _repeat(left, right) or _repeat(right, left)
+            if repeated is not None:
+                return repeated
+        if isinstance(node.op, ast.Div) and isinstance(left, PathVal):
+            part = literal_text(right)
+            return PathVal(left.path / part if left.path is not None and part else None)
+        if isinstance(node.op, ast.BitOr):
+            if isinstance(left, Seq) and isinstance(right, Seq) and (left.order or right.order):
+                return Seq(left.items + right.items, left.order or right.order)
+            if isinstance(left, (TemplateVal, Obj)) and isinstance(right, Obj):
+                return Obj("langchain.chain", (("prompt", left), ("model", right)))
+            if isinstance(left, Obj) and left.type == "langchain.chain":
+                return left
+        return self.join_unknown(node, frame, left, right)
+
+    def join_unknown(self, node: ast.AST, frame: Frame, *values: Value) -> Value:
+        """An operation we do not model: unknown, but volatile if an operand is."""
+        hole = None
+        for value in values:
+            candidate = most_volatile(value)
+            if candidate and (hole is None or candidate.volatility is Volatility.PER_REQUEST):
+                hole = candidate
+        if hole is not None:
+            return Unknown(replace(hole, location=None))
+        return unknown(frame.module.snippet(node), frame.module.location(node))
+
+    def add(self, left: Value, right: Value, frame: Frame, node: ast.AST) -> Value:
+        if isinstance(left, Seq) and isinstance(right, Seq):
+            return Seq(left.items + right.items, left.order or right.order)
+        if isinstance(left, Seq) and isinstance(right, Unknown):
+            return Seq((*left.items, Splice(right.hole)), left.order)
+        if isinstance(right, Seq) and isinstance(left, Unknown) and not left.hole.volatility.is_volatile:
+            return Seq((Splice(left.hole), *right.items), right.order)
+        if isinstance(left, (Text, TemplateVal)) or isinstance(right, (Text, TemplateVal)):
+            where = frame.module.location(node)
+            left_node = getattr(node, "left", getattr(node, "target", node))
+            right_node = getattr(node, "right", getattr(node, "value", node))
+            return concat(self.text_of(left, frame.module.location(left_node), frame.module.snippet(left_node)),
+                          self.text_of(right, frame.module.location(right_node), frame.module.snippet(right_node)))
+        return self.join_unknown(node, frame, left, right)
+
+    def eval_List(self, node: ast.List | ast.Tuple, frame: Frame) -> Value:
+        items: list[Value] = []
+        for elt in node.elts:
+            if isinstance(elt, ast.Starred):
+                inner = self.eval(elt.value, frame)
+                if isinstance(inner, Seq):
+                    items.extend(inner.items)
+                else:
+                    hole = inner.hole if isinstance(inner, Unknown) else \
+                        Hole(Volatility.UNKNOWN, frame.module.snippet(elt.value), frame.module.location(elt))
+                    items.append(Splice(hole))
+            else:
+                items.append(self.eval(elt, frame))
+        return Seq(tuple(items))
+
+    eval_Tuple = eval_List
+
+    def eval_Set(self, node: ast.Set, frame: Frame) -> Value:
+        items = self.eval_List(node, frame)  # type: ignore[arg-type]
+        assert isinstance(items, Seq)
+        return Seq(items.items, self.set_order_hole(node, frame, "set literal"))
+
+    def set_order_hole(self, node: ast.AST, frame: Frame, what: str) -> Hole:
+        where = frame.module.location(node)
+        volatility = Volatility.PER_PROCESS if frame.import_time else Volatility.ORDER_UNSTABLE
+        origin = Origin(where, what, "set-order", volatility)
+        return Hole(volatility, frame.module.snippet(node), where, origin=origin,
+                    assumption="iteration order of a set of strings changes between processes"
+                    if frame.import_time else None)
+
+    def eval_Dict(self, node: ast.Dict, frame: Frame) -> Value:
+        entries: list[tuple[str | None, Value]] = []
+        order = None
+        for key_node, value_node in zip(node.keys, node.values):
+            value = self.eval(value_node, frame)
+            if key_node is None:
+                if isinstance(value, Mapping):
+                    entries.extend(value.entries)
+                    order = order or value.order
+                continue
+            entries.append((literal_text(self.eval(key_node, frame)), value))
+        return Mapping(tuple(entries), order)
+
+    def eval_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
+        body = self.eval(node.body, frame)
+        orelse = self.eval(node.orelse, frame)
+        # Prefer the branch that shows something: a volatile one, else the richer one.
+        if most_volatile(orelse) and not most_volatile(body):
+            return orelse
+        if isinstance(body, NoneVal) or (isinstance(body, Text) and not literal_text(body)):
+            return orelse
+        return body
+
+    def eval_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
+        values = [self.eval(v, frame) for v in node.values]
+        for value in values:
+            if most_volatile(value):
+                return value
+        return values[-1] if isinstance(node.op, ast.Or) and isinstance(values[0], (NoneVal, Unknown)) else values[0]
+
+    def eval_Await(self, node: ast.Await, frame: Frame) -> Value:
+        return self.eval(node.value, frame)
+
+    def eval_NamedExpr(self, node: ast.NamedExpr, frame: Frame) -> Value:
+        value = self.eval(node.value, frame)
+        self.bind(node.target, value, frame)
+        return value
+
+    def eval_Lambda(self, node: ast.Lambda, frame: Frame) -> Value:
+        return FuncVal(frame.module, node, f"{frame.qualname}.<lambda>", closure=frame.locals)
+
+    def eval_Starred(self, node: ast.Starred, frame: Frame) -> Value:
+        return self.eval(node.value, frame)
+
+    def eval_ListComp(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp, frame: Frame) -> Value:
+        return self.comprehension(node, frame, lambda sub: [self.eval(node.elt, sub)])
+
+    eval_GeneratorExp = eval_ListComp
+
+    def eval_SetComp(self, node: ast.SetComp, frame: Frame) -> Value:
+        result = self.eval_ListComp(node, frame)
+        assert isinstance(result, Seq)
+        return Seq(result.items, result.order or self.set_order_hole(node, frame, "set comprehension"))
+
+    def eval_DictComp(self, node: ast.DictComp, frame: Frame) -> Value:
+        def entry(sub: Frame) -> list[Value]:
+            return [Seq((self.eval(node.key, sub), self.eval(node.value, sub)))]
+
+        pairs = self.comprehension(node, frame, entry)
+        assert isinstance(pairs, Seq)
+        entries = []
+        for pair in pairs.items:
+            if isinstance(pair, Seq) and len(pair.items) == 2:
+                entries.append((literal_text(pair.items[0]), pair.items[1]))
+        return Mapping(tuple(entries), pairs.order)
+
+    def comprehension(self, node: Any, frame: Frame, produce: Callable[[Frame], list[Value]]) -> Value:
+        generator = node.generators[0]
+        iterable = self.eval(generator.iter, frame)
+        items, order = self.iteration(iterable, generator.iter, frame)
+        sub = Frame(frame.module, dict(frame.locals), frame.depth, frame.import_time, frame.self_value,
+                    frame.qualname, order_taint=order or frame.order_taint, stack=frame.stack)
+        results: list[Value] = []
+        if items is not None and len(items) <= MAX_UNROLL and len(node.generators) == 1:
+            for item in items:
+                self.bind(generator.target, item, sub, step=False)
+                results += produce(sub)
+            return Seq(tuple(results), order)
+        self.bind(generator.target, self.element_of(iterable, generator.iter, frame), sub, step=False)
+        for extra in node.generators[1:]:
+            self.bind(extra.target, unknown("item"), sub, step=False)
+        produced = produce(sub)
+        hole = Hole(Volatility.UNKNOWN, frame.module.snippet(node), frame.module.location(node))
+        volatile = [v for v in produced if most_volatile(v)]
+        items_out: tuple[Value, ...] = tuple(volatile) if volatile else (Splice(hole),)
+        return Seq(items_out, order)
+
+    # --- calls -------------------------------------------------------------------------------
+
+    def eval_Call(self, node: ast.Call, frame: Frame) -> Value:
+        func = node.func
+        receiver: Value | None = None
+        if isinstance(func, ast.Attribute):
+            path = _dotted(func)
+            if path and path in frame.locals:
+                callee = frame.locals[path]
+            else:
+                receiver = self.eval(func.value, frame)
+                callee = None  # type: ignore[assignment]
+        else:
+            callee = self.eval(func, frame)
+        args, kwargs = self.eval_arguments(node, frame)
+        if receiver is not None:
+            assert isinstance(func, ast.Attribute)
+            if isinstance(receiver, _PLAIN_VALUES):
+                return templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
+            callee = self.attribute(receiver, func.attr, frame, func)
+        return self.call(callee, args, kwargs, frame, node)
+
+    def eval_arguments(self, node: ast.Call, frame: Frame) -> tuple[list[Value], dict[str, Value]]:
+        args: list[Value] = []
+        for arg in node.args:
+            value = self.eval(arg.value if isinstance(arg, ast.Starred) else arg, frame)
+            if isinstance(arg, ast.Starred) and isinstance(value, Seq):
+                args.extend(value.items)
+            else:
+                args.append(value)
+        kwargs: dict[str, Value] = {}
+        for keyword in node.keywords:
+            value = self.eval(keyword.value, frame)
+            if keyword.arg is None:
+                if isinstance(value, Mapping):
+                    kwargs.update({k: v for k, v in value.entries if k})
+            else:
+                kwargs[keyword.arg] = value
+        return args, kwargs
+
+    def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+             node: ast.Call | None) -> Value:
+        if isinstance(callee, FuncVal):
+            return self.call_function(callee, args, kwargs, frame, node)
+        if isinstance(callee, ClassVal):
+            return self.instantiate(callee.info, args, kwargs, frame, node)
+        if isinstance(callee, Member):
+            return self.call_member(callee, args, kwargs, frame, node)
+        if isinstance(callee, Ref):
+            return self.call_external(callee.qualname, args, kwargs, frame, node)
+        return unknown(frame.module.snippet(node) if node else "call",
+                       frame.module.location(node) if node else None)
+
+    def call_function(self, func: FuncVal, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                      node: ast.Call | None) -> Value:
+        where = frame.module.location(node) if node is not None else None
+        if frame.depth >= MAX_DEPTH or id(func.node) in frame.stack:
+            return unknown(f"{func.qualname}()", where)
+        if isinstance(func.node, ast.Lambda):
+            sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
+                        func.self_value, func.qualname, stack=(*frame.stack, id(func.node)))
+            self.bind_params(func.node, sub, args, kwargs, None)
+            return self.eval(func.node.body, sub)
+        sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
+                    func.self_value, func.qualname, stack=(*frame.stack, id(func.node)))
+        self.bind_params(func.node, sub, args, kwargs, func.self_value)
+        self.run_block(func.node.body, sub)
+        result = self.pick_return(sub.returns, func)
+        if where is not None:
+            result = add_step(result, Step(where, f"returned by `{func.qualname.rsplit('.', 1)[-1]}()`"))
+        if self.is_memoized(func):
+            result = cap_volatility(result, Volatility.PER_PROCESS,
+                                    f"`{func.qualname}` is memoized: computed once per process")
+        self.write_back_self(sub, func, frame)
+        return result
+
+    def write_back_self(self, sub: Frame, func: FuncVal, frame: Frame) -> None:
+        # Attributes a called method sets on `self` are visible to the caller afterwards.
+        if func.self_value is not None and func.self_value is frame.self_value:
+            for name, value in sub.locals.items():
+                if name.startswith("self."):
+                    frame.locals[name] = value
+
+    def pick_return(self, returns: list[Value], func: FuncVal) -> Value:
+        if not returns:
+            return NONE
+        for value in returns:
+            if most_volatile(value):
+                return value
+        for value in reversed(returns):
+            if not isinstance(value, NoneVal):
+                return value
+        return returns[-1]
+
+    def is_memoized(self, func: FuncVal) -> bool:
+        for decorator in getattr(func.node, "decorator_list", []):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            path = _dotted(target)
+            if not path:
+                continue
+            head = path.split(".")[0]
+            full = func.module.imports.get(head, head) + path[len(head):]
+            if full in self.knowledge.memoizers or path in ("cache", "lru_cache", "cached_property"):
+                return True
+        return False
+
+    def bind_params(self, node: Any, frame: Frame, args: list[Value], kwargs: dict[str, Value],
+                    self_value: Value | None) -> None:
+        params = node.args
+        positional = [*params.posonlyargs, *params.args]
+        bound_args = list(args)
+        if self_value is not None and positional and positional[0].arg in ("self", "cls"):
+            frame.locals[positional[0].arg] = self_value
+            positional = positional[1:]
+        defaults = list(params.defaults)
+        first_default = len(positional) - len(defaults)
+        for index, param in enumerate(positional):
+            if index < len(bound_args):
+                frame.locals[param.arg] = bound_args[index]
+            elif param.arg in kwargs:
+                frame.locals[param.arg] = kwargs[param.arg]
+            elif index >= first_default and frame.depth > 0:
+                frame.locals[param.arg] = self.eval(defaults[index - first_default], frame)
+            else:
+                frame.locals[param.arg] = self.param_value(param, frame)
+        for param, default in zip(params.kwonlyargs, params.kw_defaults):
+            if param.arg in kwargs:
+                frame.locals[param.arg] = kwargs[param.arg]
+            elif default is not None and frame.depth > 0:
+                frame.locals[param.arg] = self.eval(default, frame)
+            else:
+                frame.locals[param.arg] = self.param_value(param, frame)
+        if params.vararg:
+            rest = bound_args[len(positional):]
+            frame.locals[params.vararg.arg] = Seq(tuple(rest)) if frame.depth > 0 else \
+                unknown(params.vararg.arg, frame.module.location(params.vararg))
+        if params.kwarg:
+            names = {p.arg for p in [*positional, *params.kwonlyargs]}
+            extra = tuple((k, v) for k, v in kwargs.items() if k not in names)
+            frame.locals[params.kwarg.arg] = Mapping(extra) if frame.depth > 0 else \
+                unknown(params.kwarg.arg, frame.module.location(params.kwarg))
+
+    def param_value(self, param: ast.arg, frame: Frame) -> Value:
+        where = frame.module.location(param)
+        if param.annotation is not None:
+            annotated = self.annotated_type(param.annotation, frame)
+            if annotated is not None:
+                return annotated
+        volatility = self.knowledge.identifier_names.get(param.arg.lower())
+        if volatility is not None and not self.knowledge.is_stable_name(param.arg):
+            return self.identifier(param.arg, volatility, where)
+        return unknown(param.arg, where)
+
+    def annotated_type(self, annotation: ast.expr, frame: Frame) -> Value | None:
+        """A parameter annotated with an LLM client class is such a client."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.BinOp):  # X | None
+            return self.annotated_type(annotation.left, frame)
+        if not isinstance(annotation, (ast.Name, ast.Attribute)):
+            return None
+        value = self.eval(annotation, frame)
+        if isinstance(value, Ref):
+            kind = self.knowledge.types.get(value.qualname)
+            if kind is not None:
+                return Obj(kind)
+        if isinstance(value, ClassVal) and frame.depth < MAX_DEPTH:
+            return Instance(value.info)
+        return None
+
+    def instantiate(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                    node: ast.Call | None) -> Value:
+        instance = Instance(info)
+        init = None
+        for klass in self.mro(info):
+            init = klass.methods.get("__init__")
+            if init is not None:
+                break
+        if init is None or frame.depth >= MAX_DEPTH or id(init) in frame.stack:
+            return instance
+        sub = Frame(info.module, depth=frame.depth + 1, import_time=frame.import_time,
+                    self_value=instance, qualname=f"{info.qualname}.__init__", stack=(*frame.stack, id(init)))
+        self.bind_params(init, sub, args, kwargs, instance)
+        self.run_block(init.body, sub)
+        attrs = tuple((name[5:], value) for name, value in sub.locals.items()
+                      if name.startswith("self.") and "." not in name[5:])
+        return Instance(info, attrs)
+
+    def call_member(self, member: Member, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                    node: ast.Call | None) -> Value:
+        owner = member.owner
+        name = f"{owner.type}.{member.path}"
+        if name in self.knowledge.apis:
+            self.report_sink(frame, node, name, args, kwargs, owner)
+            return unknown(f"{name}() response", frame.module.location(node) if node else None)
+        if member.path in self.knowledge.chaining.get(owner.type, ()):
+            if member.path == "bind_tools" and args:
+                if name in self.knowledge.apis:
+                    self.report_sink(frame, node, name, args, kwargs, owner)
+                return Obj(owner.type, (*owner.fields, ("bound_tools", args[0])), owner.args)
+            return owner
+        if owner.type in ("langchain.prompt", "langchain.chain"):
+            return templates.langchain_method(self, owner, member.path, args, kwargs, frame, node)
+        return templates.object_method(self, owner, member.path, args, kwargs, frame, node)
+
+    def call_external(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                      node: ast.Call | None) -> Value:
+        knowledge = self.knowledge
+        where = frame.module.location(node) if node is not None else None
+        if qualname.startswith("builtins."):
+            qualname = qualname[9:]
+        if qualname in knowledge.apis:
+            self.report_sink(frame, node, qualname, args, kwargs, None)
+            return unknown(f"{qualname}() response", where)
+        source = knowledge.sources.get(qualname)
+        if source is not None:
+            return self.source_value(qualname, source, args, frame, node)
+        type_name = self.client_type(qualname, args)
+        if type_name is not None:
+            return Obj(type_name, tuple(kwargs.items()), tuple(args))
+        if qualname in knowledge.sanitizers:
+            return self.sanitize(qualname, args, frame, node)
+        module_client = self.module_client_call(qualname)
+        if module_client is not None:
+            self.report_sink(frame, node, module_client, args, kwargs, None)
+            return unknown(f"{qualname}() response", where)
+        handled = templates.call_function(self, qualname, args, kwargs, frame, node)
+        if handled is not None:
+            return handled
+        if args or kwargs:
+            volatile = [v for v in [*args, *kwargs.values()] if most_volatile(v)]
+            if volatile and qualname.split(".")[-1] not in ("print", "log", "info", "debug", "hash"):
+                return self.join_unknown(node or ast.Pass(), frame, *volatile)
+        if qualname[:1].isupper() or "." in qualname and qualname.rsplit(".", 1)[1][:1].isupper():
+            return Obj(qualname, tuple(kwargs.items()), tuple(args))
+        return unknown(frame.module.snippet(node) if node is not None else qualname, where)
+
+    def module_client_call(self, qualname: str) -> str | None:
+        # `import openai; openai.chat.completions.create(...)`: the module acts as a client.
+        head, _, rest = qualname.partition(".")
+        kind = self.knowledge.types.get(head)
+        if kind and rest and f"{kind}.{rest}" in self.knowledge.apis:
+            return f"{kind}.{rest}"
+        return None
+
+    def client_type(self, qualname: str, args: list[Value]) -> str | None:
+        types = self.knowledge.types
+        if args:
+            first = literal_text(args[0])
+            if first is not None and f"{qualname}({first})" in types:
+                return types[f"{qualname}({first})"]
+        kind = types.get(qualname)
+        if kind is not None and "." in qualname:
+            return kind
+        return None
+
+    def source_value(self, qualname: str, source: Any, args: list[Value], frame: Frame,
+                     node: ast.Call | None) -> Value:
+        where = frame.module.location(node) if node is not None else None
+        volatility = source.volatility
+        assumption = None
+        if volatility is Volatility.UNKNOWN:
+            return unknown(qualname, where)
+        if frame.import_time and volatility is not Volatility.PER_PROCESS:
+            volatility = Volatility.PER_PROCESS
+            assumption = "evaluated once at import time"
+        if qualname == "time.strftime" and args:
+            fmt = literal_text(args[0]) or ""
+            if fmt and not any(d in fmt for d in TIME_DIRECTIVES) and not frame.import_time:
+                volatility = Volatility.PER_DAY
+        origin = Origin(where, qualname, source.category, volatility) if where else None
+        snippet = frame.module.snippet(node) if node is not None else qualname
+        hole = Hole(volatility, snippet, None, origin=origin, assumption=assumption)
+        if source.mutates is not None and node is not None and len(node.args) > source.mutates:
+            target = node.args[source.mutates]
+            current = self.eval(target, frame)
+            if isinstance(current, Seq):
+                self.bind(target, Seq(current.items, hole), frame, step=False)
+            else:
+                self.bind(target, Unknown(hole), frame, step=False)
+            return NONE
+        if source.category in ("sample", "shuffle") and args and isinstance(args[0], Seq):
+            return Seq(args[0].items, hole)
+        if source.via_next:
+            return Obj("counter", (("value", Unknown(hole)),))
+        return Unknown(hole)
+
+    def sanitize(self, qualname: str, args: list[Value], frame: Frame, node: ast.Call | None) -> Value:
+        if not args:
+            return unknown(qualname)
+        value = args[0]
+        removes = self.knowledge.sanitizers[qualname]
+        if Volatility.ORDER_UNSTABLE in removes:
+            value = drop_order(value)
+            if isinstance(value, Seq) and all(literal_text(i) is not None for i in value.items):
+                value = Seq(tuple(sorted(value.items, key=lambda i: literal_text(i) or "")))
+        if qualname in ("len", "min", "max", "sum"):
+            hole = most_volatile(value)
+            return Unknown(hole) if hole else unknown(qualname, frame.module.location(node) if node else None)
+        return value
+
+    def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],
+                    kwargs: dict[str, Value], owner: Obj | None) -> None:
+        if node is not None:
+            self.on_sink(frame, node, name, args, kwargs, owner)
+
+    # --- templates and clocks ----------------------------------------------------------------
+
+    def render_template(self, template: TemplateVal, kwargs: dict[str, Value], node: ast.AST | None) -> Value:
+        return templates.render(self, template, kwargs, node)
+
+    def refine_clock(self, value: Unknown, spec: str) -> Value:
+        """``f"{now:%Y-%m-%d}"``: a date without time changes once a day."""
+        hole = value.hole
+        if hole.category == "clock" and spec and "%" in spec and not any(d in spec for d in TIME_DIRECTIVES):
+            return Unknown(replace(hole, volatility=Volatility.PER_DAY))
+        return value
+
+    def refine_clock_attribute(self, value: Unknown, attr: str) -> Value:
+        """``now.date`` / ``now.year`` change at most once a day; other attributes as often as ``now``."""
+        hole = value.hole
+        if hole.category in ("clock", "date") and hole.volatility is Volatility.PER_REQUEST and \
+                attr in ("date", "year", "month", "day", "weekday", "isoweekday", "isocalendar"):
+            return Unknown(replace(hole, volatility=Volatility.PER_DAY))
+        return value
+
+    def with_order_taint(self, value: Value, taint: Hole) -> Value:
+        if isinstance(value, Text):
+            return Text((taint, *value.segs))
+        return value
+
+
+def module_constant(value: Value) -> Value:
+    """A module-level (or class-level) value is computed once: what we cannot read is stable."""
+
+    def change(hole: Hole) -> Hole:
+        if hole.volatility is Volatility.UNKNOWN and not hole.is_history:
+            return replace(hole, volatility=Volatility.STABLE)
+        return hole
+
+    return map_holes(value, change)
+
+
+def _repeat(value: Value, count: Value) -> Value | None:
+    times = literal_text(count)
+    if times is None or not times.isdigit() or int(times) > 10_000:
+        return None
+    if isinstance(value, Text):
+        return Text(value.segs * int(times))
+    if isinstance(value, Seq):
+        return Seq(value.items * int(times), value.order)
+    return None
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.insert(0, node.id)
+        return ".".join(parts)
+    return None
+
+
+def _is_property(node: ast.AST) -> bool:
+    for decorator in getattr(node, "decorator_list", []):
+        path = _dotted(decorator)
+        if path and path.split(".")[-1] in ("property", "cached_property"):
+            return True
+    return False
+
+
+def _guarded_attribute(test: ast.expr) -> str | None:
+    """``if self._x is None`` / ``if not self._x`` / ``if key != self._key``: a change guard."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute):
+            path = _dotted(node)
+            if path and path.startswith("self."):
+                return path
+    return None
+
+
+_BUILTINS = {
+    "sorted", "len", "min", "max", "sum", "str", "repr", "list", "tuple", "set", "frozenset", "dict",
+    "open", "next", "iter", "enumerate", "zip", "map", "filter", "reversed", "format", "print",
+    "int", "float", "bool", "hash", "id", "getattr", "isinstance", "range", "any", "all", "type",
+    "super",
+}
+
+
+_PLAIN_VALUES = (Text, Seq, Mapping, PathVal, TemplateVal, Unknown, NoneVal, Splice)

@@ -1,0 +1,216 @@
+"""Turn the evaluated arguments of one LLM call into a PromptLayout in the provider's cache order."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from promptlint.analysis.templates import ROLE_NAMES, message_role
+from promptlint.analysis.values import (
+    NONE,
+    Mapping,
+    NoneVal,
+    Obj,
+    Seq,
+    Splice,
+    TemplateVal,
+    Text,
+    Unknown,
+    Value,
+    as_text,
+    literal_text,
+    render_json,
+)
+from promptlint.knowledge import ApiSpec
+from promptlint.model import (
+    CacheBreakpoint,
+    CallSite,
+    Hole,
+    Literal,
+    Location,
+    Part,
+    PromptLayout,
+    Segment,
+    Setting,
+    Volatility,
+)
+
+
+def argument(spec_arg: str, args: list[Value], kwargs: dict[str, Value], owner: Obj | None) -> Value | None:
+    """Find an argument by keyword, ``#N`` position, ``@field`` of the receiver, or dotted path."""
+    if spec_arg.startswith("@"):
+        return owner.field(spec_arg[1:]) if owner is not None else None
+    if spec_arg.startswith("#"):
+        index = int(spec_arg[1:])
+        return args[index] if index < len(args) else None
+    head, *rest = spec_arg.split(".")
+    value: Value | None = kwargs.get(head)
+    for name in rest:
+        if isinstance(value, Mapping):
+            value = value.get(name)
+        elif isinstance(value, Obj):
+            value = value.field(name)
+        else:
+            return None
+    return value
+
+
+def build_layout(spec: ApiSpec, call: CallSite, args: list[Value], kwargs: dict[str, Value],
+                 owner: Obj | None) -> PromptLayout:
+    parts: list[Part] = []
+    for part_spec in spec.parts:
+        value = argument(part_spec.arg, args, kwargs, owner)
+        if value is None or isinstance(value, NoneVal):
+            continue
+        parts.extend(shape_parts(part_spec.part, part_spec.shape, value, call.location))
+    parts = mark_final_user(parts)
+    settings = []
+    for name in spec.settings:
+        value = argument(name, args, kwargs, owner)
+        if value is not None and not isinstance(value, NoneVal):
+            segs = as_text(value, call.location, name)
+            hole = next((s for s in segs if isinstance(s, Hole) and s.volatility.is_volatile), None)
+            settings.append(Setting(name, hole or (segs[0] if segs else Literal("", None))))
+    return PromptLayout(call, tuple(parts), tuple(settings))
+
+
+def shape_parts(name: str, shape: str, value: Value, where: Location) -> list[Part]:
+    if shape == "tools":
+        return [Part("tools", tools_text(value, where), where)]
+    if shape == "json":
+        return [Part(name, render_json(value, where) if isinstance(value, (Seq, Mapping))
+                     else as_text(value, where, name), where)]
+    if shape == "blocks":
+        return [Part(name, blocks_text(value, where), where)]
+    if shape in ("messages", "contents", "converse_messages"):
+        if isinstance(value, Text) or isinstance(value, TemplateVal):
+            return [Part("final_user", as_text(value, where, name), where)]
+        return message_parts(value, where)
+    return [Part(name, as_text(value, where, name), where)]
+
+
+def tools_text(value: Value, where: Location) -> tuple[Segment, ...]:
+    if isinstance(value, Seq):
+        segs: list[Segment] = []
+        if value.order is not None:
+            segs.append(replace(value.order, location=value.order.location or where))
+        for item in value.items:
+            segs.extend(render_json(item, where) if not isinstance(item, Splice) else (item.hole,))
+            if isinstance(item, Mapping) and item.get("cache_control") is not None:
+                segs.append(CacheBreakpoint(where))
+        return tuple(segs)
+    return as_text(value, where, "tools")
+
+
+def blocks_text(value: Value, where: Location) -> tuple[Segment, ...]:
+    """Anthropic ``system=`` / Bedrock ``system=[{"text"}, {"cachePoint"}]``: text or blocks."""
+    if not isinstance(value, Seq):
+        return as_text(value, where, "system")
+    segs: list[Segment] = []
+    for block in value.items:
+        segs.extend(block_segments(block, where))
+    return tuple(segs)
+
+
+def block_segments(block: Value, where: Location) -> tuple[Segment, ...]:
+    if isinstance(block, Mapping):
+        if block.get("cachePoint") is not None:
+            return (CacheBreakpoint(where),)
+        text = block.get("text") or block.get("content")
+        segs = as_text(text, where, "text") if text is not None else ()
+        if block.get("cache_control") is not None:
+            segs = (*segs, CacheBreakpoint(where))
+        return segs
+    if isinstance(block, Splice):
+        return (block.hole,)
+    if isinstance(block, Obj):
+        text = block.field("text") or block.field("content")
+        return as_text(text, where, "text") if text is not None else ()
+    return as_text(block, where, "block")
+
+
+def message_parts(value: Value, where: Location) -> list[Part]:
+    if isinstance(value, Unknown):
+        return [Part("history", (history_hole(value.hole),), where)]
+    if not isinstance(value, Seq):
+        return [Part("final_user", as_text(value, where, "input"), where)]
+    parts: list[Part] = []
+    if value.order is not None:
+        parts.append(Part("history", (value.order,), where))
+    for item in value.items:
+        if isinstance(item, Splice):
+            parts.append(Part("history", (history_hole(item.hole),), where))
+            continue
+        role, content = message_role_content(item)
+        if role is None:
+            hole = item.hole if isinstance(item, Unknown) else Hole(Volatility.UNKNOWN, "message", where)
+            parts.append(Part("history", (history_hole(hole),), where))
+            continue
+        parts.append(Part(role, content_text(content, where), where))
+    return parts
+
+
+def history_hole(hole: Hole) -> Hole:
+    """Spliced lists of messages are conversation history: stable across one conversation's turns."""
+    if hole.volatility.is_volatile:
+        return hole
+    return replace(hole, is_history=True)
+
+
+def message_role_content(item: Value) -> tuple[str | None, Value]:
+    if isinstance(item, Mapping):
+        role_value = item.get("role")
+        role_text = literal_text(role_value) if role_value is not None else None
+        content = item.get("content")
+        if content is None:
+            content = item.get("parts") or item.get("text") or NONE
+        if role_text is None:
+            return ("user" if role_value is not None else None), content
+        return ROLE_NAMES.get(role_text.lower(), "user"), content
+    if isinstance(item, Obj):
+        role = message_role(item)
+        if role is None and item.field("role") is not None:
+            role = ROLE_NAMES.get((literal_text(item.field("role") or NONE) or "user").lower(), "user")
+        if role is None and item.type.endswith("Content"):
+            role = "user"
+        if role is not None:
+            content = item.field("content") or item.field("parts") or (item.args[0] if item.args else NONE)
+            return role, content
+    if isinstance(item, Seq) and len(item.items) == 2 and literal_text(item.items[0]) is not None:
+        role = ROLE_NAMES.get((literal_text(item.items[0]) or "").lower())
+        if role:
+            return role, item.items[1]
+    if isinstance(item, Text):
+        return "user", item
+    return None, NONE
+
+
+def content_text(content: Value, where: Location) -> tuple[Segment, ...]:
+    """Message content: a string, or a list of content blocks (text, cache markers, images)."""
+    if isinstance(content, Seq):
+        segs: list[Segment] = []
+        for block in content.items:
+            segs.extend(block_segments(block, where))
+        return tuple(segs)
+    return as_text(content, where, "content")
+
+
+def mark_final_user(parts: list[Part]) -> list[Part]:
+    """The last user message is the final turn: volatile text there busts nothing."""
+    for index in range(len(parts) - 1, -1, -1):
+        if parts[index].name == "user":
+            if index == len(parts) - 1:
+                parts[index] = replace(parts[index], name="final_user")
+            break
+        if parts[index].name not in ("user",):
+            break
+    return parts
+
+
+def call_site(node: ast.Call, module: object, spec: ApiSpec, kwargs: dict[str, Value], owner: Obj | None,
+              location: Location, function: str) -> CallSite:
+    model_value = kwargs.get(spec.model) if spec.model else None
+    if model_value is None and owner is not None and spec.model:
+        model_value = owner.field(spec.model) or owner.field("model_name") or owner.field("model_id")
+    model = literal_text(model_value) if model_value is not None else None
+    return CallSite(location, spec.api, spec.provider, model, function)

@@ -1,0 +1,74 @@
+"""The set of modules an analysis can reach, parsed on demand and cached for the run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from promptlint.analysis.index import (
+    ModuleInfo,
+    ParseFailure,
+    decode_source,
+    module_names_for,
+    parse_module,
+)
+from promptlint.model import FileError
+
+
+class Project:
+    def __init__(self, root: Path, python_files: list[Path], cwd: Path, max_file_bytes: int) -> None:
+        self.root = root
+        self.cwd = cwd
+        self.max_file_bytes = max_file_bytes
+        self.by_name: dict[str, Path] = {}
+        for path in python_files:
+            for name in module_names_for(path, root):
+                self.by_name.setdefault(name, path)
+        self._modules: dict[Path, ModuleInfo | None] = {}
+        self.errors: dict[str, FileError] = {}
+
+    def display(self, path: Path) -> str:
+        try:
+            return os.path.relpath(path, self.cwd)
+        except ValueError:
+            return str(path)
+
+    def module_at(self, path: Path) -> ModuleInfo | None:
+        """Parse a file once; a file that cannot be parsed is reported once and skipped."""
+        if path in self._modules:
+            return self._modules[path]
+        module: ModuleInfo | None = None
+        display = self.display(path)
+        try:
+            if path.stat().st_size > self.max_file_bytes:
+                raise ParseFailure(
+                    f"file is larger than {self.max_file_bytes} bytes; skipped "
+                    "(raise max-file-bytes to analyze it)"
+                )
+            source = decode_source(path.read_bytes())
+            names = module_names_for(path, self.root)
+            module = parse_module(names[0] if names else path.stem, path, display, source)
+        except ParseFailure as exc:
+            self.errors[display] = FileError(display, str(exc))
+        except OSError as exc:
+            self.errors[display] = FileError(display, f"cannot read file: {exc.strerror or exc}")
+        self._modules[path] = module
+        return module
+
+    def module_named(self, name: str) -> ModuleInfo | None:
+        path = self.by_name.get(name)
+        return self.module_at(path) if path else None
+
+    def split_module(self, qualname: str) -> tuple[ModuleInfo, list[str]] | None:
+        """The longest project module that prefixes ``qualname``, and the names after it."""
+        parts = qualname.split(".")
+        for cut in range(len(parts), 0, -1):
+            name = ".".join(parts[:cut])
+            if name in self.by_name:
+                module = self.module_named(name)
+                if module is not None:
+                    return module, parts[cut:]
+        return None
+
+    def parsed_modules(self) -> list[ModuleInfo]:
+        return [m for m in self._modules.values() if m is not None]

@@ -1,0 +1,814 @@
+"""String building and templates: str methods, ``.format``/``%``, ``string.Template``, Jinja2,
+YAML/JSON/TOML/text prompt files, LangChain prompt templates.
+
+Templates are never rendered: Jinja2 sources are parsed with Jinja2's own parser and their output
+nodes interpreted over abstract values, so no template code (and no analyzed code) ever runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import string
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from promptlint.analysis.values import (
+    NONE,
+    Mapping,
+    NoneVal,
+    Obj,
+    PathVal,
+    Seq,
+    Splice,
+    TemplateVal,
+    Text,
+    Unknown,
+    Value,
+    add_step,
+    as_text,
+    concat,
+    drop_order,
+    lit,
+    literal_text,
+    map_holes,
+    most_volatile,
+    render_json,
+    unknown,
+)
+from promptlint.model import Hole, Literal, Location, Origin, Step, Volatility
+
+if TYPE_CHECKING:
+    from promptlint.analysis.evaluator import Evaluator, Frame
+
+MAX_TEMPLATE_BYTES = 2_000_000
+ROLE_NAMES = {"human": "user", "ai": "assistant", "system": "system", "user": "user",
+              "assistant": "assistant", "placeholder": "placeholder", "developer": "system",
+              "model": "assistant", "tool": "tool"}
+
+
+# --- locating text inside files --------------------------------------------------------------
+
+
+def sub_location(piece: Literal, offset: int, length: int = 0) -> Location | None:
+    """Location of ``piece.text[offset:]``, counting lines inside the piece."""
+    if piece.location is None:
+        return None
+    before = piece.text[:offset]
+    line = piece.location.line + before.count("\n")
+    column = (offset - before.rfind("\n")) if "\n" in before else piece.location.column + offset
+    return Location(piece.location.path, line, column, line, column + max(length, 1))
+
+
+def read_prompt_file(ev: "Evaluator", path_value: Value, frame: "Frame") -> tuple[str, Path] | None:
+    """Read a prompt file the code loads, resolved like the app would from common roots."""
+    path = path_value.path if isinstance(path_value, PathVal) else None
+    if path is None:
+        text = literal_text(path_value)
+        path = Path(text) if text else None
+    if path is None:
+        return None
+    candidates = [path] if path.is_absolute() else [
+        frame.module.path.parent / path, ev.project.root / path, ev.project.cwd / path]
+    for candidate in candidates:
+        try:
+            if candidate.is_file() and candidate.stat().st_size <= MAX_TEMPLATE_BYTES:
+                return candidate.read_text(encoding="utf-8", errors="replace"), candidate
+        except OSError:
+            continue
+    return None
+
+
+def file_text(ev: "Evaluator", path_value: Value, frame: "Frame", node: ast.AST | None) -> Value:
+    found = read_prompt_file(ev, path_value, frame)
+    if found is None:
+        return unknown("file contents", frame.module.location(node) if node else None, Volatility.STABLE)
+    text, path = found
+    display = ev.project.display(path)
+    return Text((Literal(text, Location(display, 1, 1, 1, 1)),))
+
+
+def load_structured(ev: "Evaluator", source: Value, kind: str, frame: "Frame", node: ast.AST | None) -> Value:
+    """yaml.safe_load / json.load(s) / tomllib.load(s) of a prompt file, with line numbers."""
+    if isinstance(source, Obj) and source.type == "file":
+        source = file_text(ev, source.field("path") or NONE, frame, node)
+    if not isinstance(source, Text) or literal_text(source) is None:
+        return unknown("loaded data", frame.module.location(node) if node else None, Volatility.STABLE)
+    piece = source.segs[0]
+    assert isinstance(piece, Literal)
+    try:
+        if kind == "yaml":
+            return _yaml_value(piece)
+        if kind == "json":
+            return _plain_value(json.loads(piece.text), piece)
+        import tomllib
+
+        return _plain_value(tomllib.loads(piece.text), piece)
+    except Exception as exc:  # noqa: BLE001 - any parse failure of user data is reported, not raised
+        path = piece.location.path if piece.location else "prompt file"
+        ev.project.errors.setdefault(path, _file_error(path, f"cannot parse {kind}: {_first_line(exc)}"))
+        return unknown("loaded data", frame.module.location(node) if node else None, Volatility.STABLE)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _file_error(path: str, message: str) -> Any:
+    from promptlint.model import FileError
+
+    return FileError(path, message)
+
+
+def _yaml_value(piece: Literal) -> Value:
+    import yaml
+
+    node = yaml.compose(piece.text, Loader=yaml.SafeLoader)
+    if node is None:
+        return NONE
+    return _yaml_node(node, piece, 0)
+
+
+def _yaml_node(node: Any, piece: Literal, depth: int) -> Value:
+    import yaml
+
+    if depth > 50:
+        raise ValueError("YAML nested too deeply")
+    path = piece.location.path if piece.location else "<yaml>"
+    if isinstance(node, yaml.ScalarNode):
+        line = node.start_mark.line + 1
+        start_line = line + (1 if node.style in ("|", ">") else 0)
+        return Text((Literal(str(node.value), Location(path, start_line, node.start_mark.column + 1,
+                                                        node.end_mark.line + 1, node.end_mark.column + 1)),))
+    if isinstance(node, yaml.SequenceNode):
+        return Seq(tuple(_yaml_node(child, piece, depth + 1) for child in node.value))
+    if isinstance(node, yaml.MappingNode):
+        entries = tuple((str(key.value), _yaml_node(value, piece, depth + 1)) for key, value in node.value)
+        return Mapping(entries)
+    return NONE
+
+
+def _plain_value(data: Any, piece: Literal, depth: int = 0) -> Value:
+    if depth > 50:
+        return NONE
+    if isinstance(data, dict):
+        return Mapping(tuple((str(k), _plain_value(v, piece, depth + 1)) for k, v in data.items()))
+    if isinstance(data, list):
+        return Seq(tuple(_plain_value(v, piece, depth + 1) for v in data))
+    if data is None:
+        return NONE
+    text = str(data)
+    offset = piece.text.find(text[:40]) if isinstance(data, str) and text else -1
+    where = sub_location(piece, offset) if offset >= 0 else piece.location
+    return Text((Literal(text, where),))
+
+
+# --- filling placeholders --------------------------------------------------------------------
+
+
+def slot_value(value: Value, placeholder: Location | None, name: str) -> tuple:
+    """A value placed in a template slot: its holes now sit at the slot (the finding points there),
+    and remember the code that filled it."""
+
+    def move(hole: Hole) -> Hole:
+        if not hole.volatility.is_volatile or placeholder is None:
+            return hole
+        steps = hole.path
+        if hole.location is not None and hole.location != placeholder:
+            steps = (*steps, Step(hole.location, f"fills template slot `{name}`"))
+        return replace(hole, location=placeholder, path=steps)
+
+    moved = map_holes(value, move)
+    return as_text(moved, placeholder, name)
+
+
+def format_text(template: Text, args: list[Value], kwargs: dict[str, Value], style: str) -> Text:
+    """str.format / format_map (style 'format') and string.Template (style 'dollar')."""
+    pieces: list[tuple] = []
+    auto_index = 0
+    for seg in template.segs:
+        if not isinstance(seg, Literal):
+            pieces.append((seg,))
+            continue
+        for literal, name, offset in _split_placeholders(seg.text, style):
+            if literal:
+                start = offset - len(literal) if name is not None else offset
+                pieces.append((Literal(literal, sub_location(seg, start)),))
+            if name is None:
+                continue
+            key = name.split(".")[0].split("[")[0]
+            if key == "" and style == "format":
+                key, auto_index = str(auto_index), auto_index + 1
+            value = kwargs.get(key)
+            if value is None and key.isdigit() and int(key) < len(args):
+                value = args[int(key)]
+            where = sub_location(seg, offset, len(name) + 2)
+            if value is None:
+                pieces.append((Hole(Volatility.UNKNOWN, "{" + name + "}", where),))
+            else:
+                pieces.append(slot_value(value, where, name))
+    return concat(*pieces)
+
+
+def _split_placeholders(text: str, style: str) -> list[tuple[str, str | None, int]]:
+    """(literal before, placeholder name or None, offset of the placeholder) triples."""
+    out: list[tuple[str, str | None, int]] = []
+    if style == "dollar":
+        pattern = string.Template.pattern
+        last = 0
+        for match in pattern.finditer(text):
+            name = match.group("named") or match.group("braced")
+            literal = text[last:match.start()] + ("$" if match.group("escaped") is not None else "")
+            out.append((literal, name, match.start()))
+            last = match.end()
+        out.append((text[last:], None, last))
+        return out
+    position = 0
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return [(text, None, 0)]
+    for literal, field, _spec, _conv in parsed:
+        position += len(literal.replace("{", "{{").replace("}", "}}"))
+        out.append((literal, field, position))
+        if field is not None:
+            position = text.find("}", position) + 1 if text.find("}", position) >= 0 else len(text)
+    return out
+
+
+def percent_format(template: Text, right: Value, ev: "Evaluator", frame: "Frame", node: ast.AST) -> Value:
+    values = list(right.items) if isinstance(right, Seq) else [right]
+    mapping = right if isinstance(right, Mapping) else None
+    pieces: list[tuple] = []
+    index = 0
+    for seg in template.segs:
+        if not isinstance(seg, Literal):
+            pieces.append((seg,))
+            continue
+        text, last = seg.text, 0
+        import re
+
+        for match in re.finditer(r"%(\((\w+)\))?[#0\- +]*\d*(\.\d+)?[sdrfigeExXoc%]", text):
+            pieces.append((Literal(text[last:match.start()], sub_location(seg, last)),))
+            last = match.end()
+            if match.group(0) == "%%":
+                pieces.append((Literal("%", None),))
+                continue
+            where = sub_location(seg, match.start(), len(match.group(0)))
+            if mapping is not None and match.group(2):
+                value = mapping.get(match.group(2)) or Unknown(Hole(Volatility.UNKNOWN, match.group(0), where))
+            elif index < len(values):
+                value, index = values[index], index + 1
+            else:
+                value = Unknown(Hole(Volatility.UNKNOWN, match.group(0), where))
+            pieces.append(slot_value(value, where, match.group(0)))
+        pieces.append((Literal(text[last:], sub_location(seg, last)),))
+    return concat(*pieces)
+
+
+def join(separator: Text, items: Value, frame: "Frame", ev: "Evaluator", node: ast.AST) -> Value:
+    where = frame.module.location(node)
+    if not isinstance(items, Seq):
+        hole = most_volatile(items)
+        if hole is not None:
+            return Unknown(replace(hole, location=hole.location or where))
+        return unknown(frame.module.snippet(node), where)
+    pieces: list[tuple] = []
+    if items.order is not None:
+        pieces.append((replace(items.order, location=items.order.location or where),))
+    for index, item in enumerate(items.items):
+        if index:
+            pieces.append(separator.segs)
+        if isinstance(item, Splice):
+            pieces.append((item.hole,))
+        else:
+            pieces.append(ev.text_of(item, where, "item"))
+    return concat(*pieces)
+
+
+# --- Jinja2 ----------------------------------------------------------------------------------
+
+
+def jinja_render(ev: "Evaluator", source: str, origin: Location | None, kwargs: dict[str, Value],
+                 node: ast.AST | None) -> Value:
+    """Interpret a Jinja2 template's output over abstract values (never rendered)."""
+    from jinja2 import Environment, TemplateSyntaxError, nodes
+
+    path = origin.path if origin else "<template>"
+    line_offset = (origin.line - 1) if origin else 0
+    try:
+        tree = Environment().parse(source)
+    except TemplateSyntaxError as exc:
+        ev.project.errors.setdefault(path, _file_error(path, f"Jinja2 syntax error (line {exc.lineno}): {exc.message}"))
+        return unknown("template", origin, Volatility.STABLE)
+    out: list[Any] = []
+    scope = dict(kwargs)
+    _jinja_nodes(ev, tree.body, scope, out, path, line_offset, nodes)
+    return concat(tuple(out))
+
+
+def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out: list[Any], path: str,
+                 line_offset: int, nodes: Any, depth: int = 0) -> None:
+    if depth > 30:
+        return
+    for item in body:
+        ev.tick()
+        line = (getattr(item, "lineno", 1) or 1) + line_offset
+        where = Location(path, line, 1, line, 1)
+        if isinstance(item, nodes.Output):
+            for child in item.nodes:
+                child_line = (getattr(child, "lineno", 1) or 1) + line_offset
+                child_where = Location(path, child_line, 1, child_line, 1)
+                if isinstance(child, nodes.TemplateData):
+                    out.append(Literal(child.data, child_where))
+                else:
+                    value = _jinja_expr(ev, child, scope, child_where, nodes)
+                    out.extend(slot_value(value, child_where, _jinja_name(child)))
+        elif isinstance(item, nodes.If):
+            _jinja_nodes(ev, item.body, scope, out, path, line_offset, nodes, depth + 1)
+            for elif_node in item.elif_:
+                _jinja_nodes(ev, elif_node.body, scope, out, path, line_offset, nodes, depth + 1)
+            _jinja_nodes(ev, item.else_, scope, out, path, line_offset, nodes, depth + 1)
+        elif isinstance(item, nodes.For):
+            iterable = _jinja_expr(ev, item.iter, scope, where, nodes)
+            inner = dict(scope)
+            target = getattr(item.target, "name", None)
+            if isinstance(iterable, Seq) and iterable.order is not None:
+                out.append(replace(iterable.order, location=where))
+            if target:
+                inner[target] = unknown(target, where)
+            _jinja_nodes(ev, item.body, inner, out, path, line_offset, nodes, depth + 1)
+        elif isinstance(item, nodes.Assign) and isinstance(item.target, nodes.Name):
+            scope[item.target.name] = _jinja_expr(ev, item.node, scope, where, nodes)
+        elif hasattr(item, "body") and isinstance(item.body, list):
+            _jinja_nodes(ev, item.body, scope, out, path, line_offset, nodes, depth + 1)
+
+
+def _jinja_name(node: Any) -> str:
+    name = getattr(node, "name", None) or getattr(getattr(node, "node", None), "name", None)
+    return "{{ " + (name or "…") + " }}"
+
+
+def _jinja_expr(ev: "Evaluator", node: Any, scope: dict[str, Value], where: Location, nodes: Any) -> Value:
+    if isinstance(node, nodes.Const):
+        return lit(str(node.value), where)
+    if isinstance(node, nodes.Name):
+        return scope.get(node.name, Unknown(Hole(Volatility.UNKNOWN, node.name, where)))
+    if isinstance(node, nodes.Getattr) or isinstance(node, nodes.Getitem):
+        base = _jinja_expr(ev, node.node, scope, where, nodes)
+        key = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
+        if isinstance(base, Mapping) and isinstance(key, str):
+            return base.get(key) or unknown(str(key), where)
+        if isinstance(base, Obj) and isinstance(key, str):
+            return base.field(key) or unknown(str(key), where)
+        if isinstance(base, Unknown) and base.hole.volatility.is_volatile:
+            return base
+        return unknown(str(key), where)
+    if isinstance(node, nodes.Filter):
+        inner = _jinja_expr(ev, node.node, scope, where, nodes) if node.node is not None else NONE
+        if node.name in ("sort", "dictsort"):
+            return drop_order(inner)
+        return inner
+    if isinstance(node, nodes.Call):
+        callee = getattr(node.node, "name", None) or getattr(node.node, "attr", None)
+        if callee in ("strftime_now", "now", "utcnow", "today"):
+            fmt = node.args[0].value if node.args and isinstance(node.args[0], nodes.Const) else ""
+            from promptlint.analysis.evaluator import TIME_DIRECTIVES
+
+            volatility = Volatility.PER_REQUEST if (not fmt or any(d in fmt for d in TIME_DIRECTIVES)) \
+                else Volatility.PER_DAY
+            origin = Origin(where, f"{callee}()", "clock" if volatility is Volatility.PER_REQUEST else "date",
+                            volatility)
+            return Unknown(Hole(volatility, f"{callee}()", None, origin=origin))
+        base = _jinja_expr(ev, node.node, scope, where, nodes)
+        return base if isinstance(base, Unknown) and base.hole.volatility.is_volatile else unknown("call", where)
+    if isinstance(node, nodes.Concat) or isinstance(node, nodes.Add):
+        children = node.nodes if isinstance(node, nodes.Concat) else [node.left, node.right]
+        return concat(*(as_text(_jinja_expr(ev, c, scope, where, nodes), where) for c in children))
+    if isinstance(node, nodes.CondExpr):
+        return _jinja_expr(ev, node.expr1, scope, where, nodes)
+    return unknown("expression", where)
+
+
+# --- dispatch from the evaluator -------------------------------------------------------------
+
+
+def render(ev: "Evaluator", template: TemplateVal, kwargs: dict[str, Value], node: ast.AST | None) -> Value:
+    values = {**dict(template.filled), **kwargs}
+    if template.kind == "jinja":
+        source, origin = template.body
+        return jinja_render(ev, source, origin, values, node)
+    if template.kind == "dollar":
+        return format_text(template.body, [], values, "dollar")
+    if template.kind == "langchain":
+        return langchain_messages(template.body, values)
+    return format_text(template.body, [], values, "format")
+
+
+def langchain_messages(messages: Seq, values: dict[str, Value]) -> Seq:
+    items: list[Value] = []
+    for message in messages.items:
+        if isinstance(message, Mapping) and message.get("role") is not None:
+            role = literal_text(message.get("role") or NONE) or "user"
+            content = message.get("content") or NONE
+            if role == "placeholder":
+                name = (literal_text(content) or "history").strip("{}")
+                found = values.get(name)
+                items.append(Splice(found.hole if isinstance(found, Unknown) else
+                                    Hole(Volatility.UNKNOWN, name, None, is_history=True)))
+                continue
+            if isinstance(content, Text):
+                content = format_text(content, [], values, "format")
+            items.append(Mapping((("role", lit(role)), ("content", content))))
+        else:
+            items.append(message)
+    return Seq(tuple(items), messages.order)
+
+
+def langchain_template(messages: Value) -> TemplateVal:
+    items: list[Value] = []
+    if isinstance(messages, Seq):
+        for message in messages.items:
+            items.append(_langchain_message(message))
+    return TemplateVal("langchain", Seq(tuple(items), messages.order if isinstance(messages, Seq) else None))
+
+
+def _langchain_message(message: Value) -> Value:
+    if isinstance(message, Seq) and len(message.items) == 2:
+        role = ROLE_NAMES.get((literal_text(message.items[0]) or "user").lower(), "user")
+        content = message.items[1]
+        if isinstance(content, TemplateVal) and content.kind == "format":
+            content = content.body
+        return Mapping((("role", lit(role)), ("content", content)))
+    if isinstance(message, Obj):
+        kind = message.type.rsplit(".", 1)[-1]
+        if kind == "MessagesPlaceholder":
+            name = literal_text(message.field("variable_name") or (message.args[0] if message.args else NONE))
+            return Mapping((("role", lit("placeholder")), ("content", lit(name or "history"))))
+        role = message_role(message)
+        if role:
+            content = message.field("content") or (message.args[0] if message.args else NONE)
+            if isinstance(content, TemplateVal):
+                content = content.body
+            return Mapping((("role", lit(role)), ("content", content)))
+    return message
+
+
+def message_role(message: Obj) -> str | None:
+    kind = message.type.rsplit(".", 1)[-1]
+    for prefix, role in (("System", "system"), ("Human", "user"), ("AI", "assistant"),
+                         ("Tool", "tool"), ("Chat", "user"), ("User", "user"), ("Assistant", "assistant")):
+        if kind.startswith(prefix) and ("Message" in kind or kind.endswith("Template")):
+            return role
+    return None
+
+
+def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], kwargs: dict[str, Value],
+                frame: "Frame", node: ast.Call) -> Value:
+    """Methods of plain values: str, list, dict, set, paths, templates, volatile values."""
+    target = node.func.value if isinstance(node.func, ast.Attribute) else None
+    where = frame.module.location(node)
+    if isinstance(receiver, TemplateVal):
+        return template_method(ev, receiver, name, args, kwargs, frame, node)
+    if isinstance(receiver, Text):
+        return text_method(ev, receiver, name, args, kwargs, frame, node)
+    if isinstance(receiver, Seq):
+        return list_method(ev, receiver, name, args, target, frame, node)
+    if isinstance(receiver, Mapping):
+        return dict_method(ev, receiver, name, args, target, frame, node)
+    if isinstance(receiver, PathVal):
+        if name in ("read_text", "read_bytes"):
+            return file_text(ev, receiver, frame, node)
+        if name == "open":
+            return Obj("file", (("path", receiver),))
+        if name == "joinpath" and receiver.path is not None:
+            parts = [literal_text(a) for a in args]
+            if all(parts):
+                return PathVal(receiver.path.joinpath(*parts))  # type: ignore[arg-type]
+        if name in ("resolve", "absolute", "expanduser"):
+            return receiver
+        return unknown(frame.module.snippet(node), where)
+    if isinstance(receiver, Unknown) and receiver.hole.volatility.is_volatile:
+        return volatile_method(ev, receiver, name, args)
+    return unknown(frame.module.snippet(node), where)
+
+
+def volatile_method(ev: "Evaluator", receiver: Unknown, name: str, args: list[Value]) -> Value:
+    if name == "strftime" and args:
+        return ev.refine_clock(receiver, literal_text(args[0]) or "")
+    if name == "date":
+        return ev.refine_clock_attribute(receiver, "date")
+    return receiver
+
+
+def text_method(ev: "Evaluator", receiver: Text, name: str, args: list[Value], kwargs: dict[str, Value],
+                frame: "Frame", node: ast.Call) -> Value:
+    if name == "join" and args:
+        return join(receiver, args[0], frame, ev, node)
+    if name == "format":
+        return format_text(receiver, args, kwargs, "format")
+    if name == "format_map" and args and isinstance(args[0], Mapping):
+        return format_text(receiver, [], {k: v for k, v in args[0].entries if k}, "format")
+    if name in ("strip", "lstrip", "rstrip", "upper", "lower", "title", "capitalize", "casefold",
+                "expandtabs", "encode", "decode", "removeprefix", "removesuffix"):
+        return Text(tuple(_map_literal(s, name, args) for s in receiver.segs))
+    if name == "replace" and len(args) >= 2:
+        old, new = literal_text(args[0]), args[1]
+        if old is not None and literal_text(new) is not None:
+            return Text(tuple(Literal(s.text.replace(old, literal_text(new) or ""), s.location)
+                              if isinstance(s, Literal) else s for s in receiver.segs))
+        return concat(receiver.segs, as_text(new, frame.module.location(node)))
+    return unknown(frame.module.snippet(node), frame.module.location(node))
+
+
+def _map_literal(seg: Any, name: str, args: list[Value]) -> Any:
+    if not isinstance(seg, Literal):
+        return seg
+    method = getattr(seg.text, name, None)
+    try:
+        result = method(*[literal_text(a) for a in args]) if method else seg.text
+    except (TypeError, ValueError):
+        return seg
+    return Literal(result if isinstance(result, str) else seg.text, seg.location)
+
+
+def list_method(ev: "Evaluator", receiver: Seq, name: str, args: list[Value], target: ast.expr | None,
+                frame: "Frame", node: ast.Call) -> Value:
+    taint = frame.order_taint
+    order = receiver.order or taint
+    updated: Seq | None = None
+    if name in ("append", "add") and args:
+        updated = Seq((*receiver.items, args[0]), order if name == "append" else
+                      receiver.order or ev.set_order_hole(node, frame, "set.add"))
+    elif name == "extend" and args:
+        extra = args[0]
+        items = extra.items if isinstance(extra, Seq) else (Splice(extra.hole) if isinstance(extra, Unknown)
+                                                           else Splice(Hole(Volatility.UNKNOWN, "items", None)),)
+        updated = Seq((*receiver.items, *items), order or (extra.order if isinstance(extra, Seq) else None))
+    elif name == "insert" and len(args) >= 2:
+        index = literal_text(args[0])
+        position = int(index) if index and index.lstrip("-").isdigit() else len(receiver.items)
+        items = list(receiver.items)
+        items.insert(position, args[1])
+        updated = Seq(tuple(items), order)
+    elif name == "update" and args and isinstance(args[0], Seq):
+        updated = Seq((*receiver.items, *args[0].items), receiver.order or args[0].order)
+    elif name == "sort":
+        updated = Seq(receiver.items, None)
+    elif name == "reverse":
+        updated = Seq(tuple(reversed(receiver.items)), receiver.order)
+    elif name == "copy":
+        return receiver
+    elif name in ("pop", "index", "count", "remove", "clear"):
+        return unknown(frame.module.snippet(node), frame.module.location(node))
+    if updated is not None and target is not None:
+        ev.bind(target, updated, frame, step=False)
+        return NONE
+    return unknown(frame.module.snippet(node), frame.module.location(node))
+
+
+def dict_method(ev: "Evaluator", receiver: Mapping, name: str, args: list[Value], target: ast.expr | None,
+                frame: "Frame", node: ast.Call) -> Value:
+    where = frame.module.location(node)
+    if name == "get" and args:
+        key = literal_text(args[0])
+        found = receiver.get(key) if key is not None else None
+        if found is not None:
+            return found
+        return args[1] if len(args) > 1 else unknown(frame.module.snippet(node), where)
+    if name in ("keys", "items", "values"):
+        if name == "keys":
+            return Seq(tuple(lit(k) if k else unknown("key") for k, _ in receiver.entries), receiver.order)
+        if name == "values":
+            return Seq(tuple(v for _, v in receiver.entries), receiver.order)
+        return Seq(tuple(Seq((lit(k) if k else unknown("key"), v)) for k, v in receiver.entries), receiver.order)
+    if name in ("update", "setdefault") and target is not None and args:
+        if name == "update" and isinstance(args[0], Mapping):
+            merged = Mapping((*receiver.entries, *args[0].entries), receiver.order or frame.order_taint)
+        elif name == "setdefault" and literal_text(args[0]) is not None and len(args) > 1:
+            key = literal_text(args[0])
+            if receiver.get(key or "") is not None:
+                return receiver.get(key or "") or NONE
+            merged = Mapping((*receiver.entries, (key, args[1])), receiver.order or frame.order_taint)
+        else:
+            return unknown(frame.module.snippet(node), where)
+        ev.bind(target, merged, frame, step=False)
+        return args[1] if name == "setdefault" and len(args) > 1 else NONE
+    if name == "copy":
+        return receiver
+    return unknown(frame.module.snippet(node), where)
+
+
+def template_method(ev: "Evaluator", template: TemplateVal, name: str, args: list[Value],
+                    kwargs: dict[str, Value], frame: "Frame", node: ast.Call) -> Value:
+    if name == "partial":
+        return replace(template, filled=(*template.filled, *kwargs.items()))
+    if name in ("render", "format", "substitute", "safe_substitute", "format_messages", "invoke",
+                "format_prompt", "ainvoke", "render_async"):
+        values = dict(kwargs)
+        if args and isinstance(args[0], Mapping):
+            values.update({k: v for k, v in args[0].entries if k})
+        return render(ev, template, values, node)
+    return unknown(frame.module.snippet(node), frame.module.location(node))
+
+
+def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dict[str, Value],
+                  frame: "Frame", node: ast.Call | None) -> Value | None:
+    """Known library functions that build or load prompt text; None when not one of them."""
+    where = frame.module.location(node) if node is not None else None
+    short = qualname.rsplit(".", 1)[-1]
+    first = args[0] if args else kwargs.get("text") or kwargs.get("template") or kwargs.get("source")
+    if qualname in ("str", "repr", "format"):
+        if first is None:
+            return lit("")
+        if isinstance(first, (Text, Unknown)):
+            return first
+        return Text(as_text(first, where))
+    if qualname in ("list", "tuple", "iter", "reversed"):
+        if first is None:
+            return Seq(())
+        if isinstance(first, Mapping):
+            return Seq(tuple(lit(k) if k else unknown("key") for k, _ in first.entries), first.order)
+        return first if isinstance(first, Seq) else Seq((Splice(first.hole),)) if isinstance(first, Unknown) \
+            else unknown(qualname, where)
+    if qualname in ("set", "frozenset"):
+        base = first.items if isinstance(first, Seq) else ((Splice(first.hole),) if isinstance(first, Unknown) else ())
+        return Seq(tuple(base), ev.set_order_hole(node, frame, f"{qualname}()") if node is not None else None)
+    if qualname == "dict":
+        if isinstance(first, Mapping):
+            return Mapping((*first.entries, *kwargs.items()), first.order)
+        if isinstance(first, Seq):
+            entries = tuple((literal_text(p.items[0]), p.items[1]) for p in first.items
+                            if isinstance(p, Seq) and len(p.items) == 2)
+            return Mapping(entries, first.order)
+        return Mapping(tuple(kwargs.items()))
+    if qualname in ("dict.fromkeys", "collections.OrderedDict.fromkeys") and isinstance(first, Seq):
+        return Mapping(tuple((literal_text(k), NONE) for k in first.items), first.order)
+    if qualname in ("collections.OrderedDict", "collections.defaultdict"):
+        return first if isinstance(first, Mapping) else Mapping(tuple(kwargs.items()))
+    if qualname in ("enumerate", "zip", "filter", "map") and args:
+        source = args[-1] if qualname in ("filter", "map") else args[0]
+        if isinstance(source, Seq):
+            return Seq(tuple(Splice(Hole(Volatility.UNKNOWN, qualname, where)) for _ in source.items[:1]),
+                       source.order)
+        return unknown(qualname, where)
+    if qualname == "next" and isinstance(first, Obj) and first.type == "counter":
+        return first.field("value") or unknown("next", where)
+    if qualname == "json.dumps":
+        return json_dumps(ev, first, kwargs, frame, node)
+    if qualname in ("json.loads", "json.load"):
+        return load_structured(ev, first or NONE, "json", frame, node)
+    if qualname in ("yaml.safe_load", "yaml.load", "yaml.full_load"):
+        return load_structured(ev, first or NONE, "yaml", frame, node)
+    if qualname in ("tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads", "toml.load", "toml.loads"):
+        return load_structured(ev, first or NONE, "toml", frame, node)
+    if qualname in ("open", "io.open", "codecs.open"):
+        return Obj("file", (("path", first or NONE),))
+    if qualname in ("pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"):
+        if isinstance(first, PathVal):
+            return first
+        parts = [literal_text(a) for a in args]
+        return PathVal(Path(*parts) if parts and all(parts) else None)  # type: ignore[arg-type]
+    if qualname in ("os.path.join",):
+        if args and isinstance(args[0], PathVal) and args[0].path is not None:
+            rest = [literal_text(a) for a in args[1:]]
+            return PathVal(args[0].path.joinpath(*rest)) if all(rest) else PathVal(None)  # type: ignore[arg-type]
+        parts = [literal_text(a) for a in args]
+        return PathVal(Path(*parts)) if parts and all(parts) else PathVal(None)  # type: ignore[arg-type]
+    if qualname in ("os.path.dirname", "os.path.abspath", "os.path.realpath"):
+        if isinstance(first, PathVal) and first.path is not None:
+            return PathVal(first.path.parent) if short == "dirname" else first
+        return PathVal(None)
+    if qualname in ("textwrap.dedent", "inspect.cleandoc", "textwrap.indent"):
+        return first if first is not None else unknown(qualname, where)
+    if qualname in ("string.Template",):
+        return TemplateVal("dollar", first if isinstance(first, Text) else Text(as_text(first or NONE, where)))
+    if qualname in ("jinja2.Template", "jinja2.Environment.from_string", "jinja2.environment.Template"):
+        return jinja_template(first, where)
+    if qualname in ("jinja2.Environment", "jinja2.sandbox.SandboxedEnvironment", "jinja2.FileSystemLoader",
+                    "jinja2.PackageLoader", "jinja2.loaders.FileSystemLoader"):
+        return Obj("jinja2." + short, tuple(kwargs.items()), tuple(args))
+    if short in ("from_messages",) and "ChatPromptTemplate" in qualname:
+        return langchain_template(first or NONE)
+    if short in ("from_template", "from_template_file") or qualname.endswith("PromptTemplate"):
+        if short == "from_template_file" and first is not None:
+            first = file_text(ev, first, frame, node)
+        text = first if isinstance(first, Text) else kwargs.get("template")
+        if short in ("from_template",) and "Chat" in qualname:
+            return langchain_template(Seq((Seq((lit("user"), text or NONE)),)))
+        if isinstance(text, Text):
+            return TemplateVal("format", text)
+    if short in ("MessagesPlaceholder",):
+        return Obj(qualname, tuple(kwargs.items()), tuple(args))
+    if short in ("from_text",):
+        return Obj("text", (("text", first or NONE),))
+    return None
+
+
+def jinja_template(source: Value | None, where: Location | None) -> Value:
+    text = literal_text(source) if source is not None else None
+    if text is None or source is None:
+        return unknown("template", where, Volatility.STABLE)
+    first = source.segs[0] if isinstance(source, Text) and source.segs else None
+    origin = first.location if isinstance(first, Literal) else where
+    return TemplateVal("jinja", (text, origin))
+
+
+def json_dumps(ev: "Evaluator", value: Value | None, kwargs: dict[str, Value], frame: "Frame",
+               node: ast.Call | None) -> Value:
+    where = frame.module.location(node) if node is not None else None
+    if value is None:
+        return unknown("json", where)
+    sort_keys = literal_text(kwargs.get("sort_keys") or NONE) == "True"
+    if sort_keys:
+        return Text(render_json(drop_order(value), where))
+    order = _dict_order(value)
+    rendered = render_json(value, where)
+    if order is not None and node is not None:
+        hole = Hole(Volatility.ORDER_UNSTABLE, frame.module.snippet(node), where,
+                    origin=Origin(where, "json.dumps", "json-order", Volatility.ORDER_UNSTABLE),
+                    path=(Step(order.location, "keys inserted in varying order") ,) if order.location else ())
+        return Text((hole, *[s for s in rendered if s is not order]))
+    return Text(rendered)
+
+
+def _dict_order(value: Value, depth: int = 0) -> Hole | None:
+    """The order hole of a dict (or a dict nested in lists/dicts) whose key order can vary."""
+    if depth > 8:
+        return None
+    if isinstance(value, Mapping):
+        if value.order is not None and value.order.volatility is Volatility.ORDER_UNSTABLE:
+            return value.order
+        for _, child in value.entries:
+            found = _dict_order(child, depth + 1)
+            if found:
+                return found
+    if isinstance(value, Seq):
+        for child in value.items:
+            found = _dict_order(child, depth + 1)
+            if found:
+                return found
+    return None
+
+
+def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwargs: dict[str, Value],
+                  frame: "Frame", node: ast.Call | None) -> Value:
+    where = frame.module.location(node) if node is not None else None
+    if owner.type == "file" and path in ("read", "readlines"):
+        return file_text(ev, owner.field("path") or NONE, frame, node)
+    if owner.type.startswith("jinja2.") and path in ("get_template", "select_template"):
+        return _jinja_from_loader(ev, owner, args, frame, node)
+    if owner.type.startswith("jinja2.") and path == "from_string":
+        return jinja_template(args[0] if args else None, where)
+    if owner.type == "counter" and path == "__next__":
+        return owner.field("value") or unknown("next", where)
+    if path.endswith("format") and owner.type in ("text",):
+        return unknown("format", where)
+    volatile = [v for v in [*args, *kwargs.values()] if most_volatile(v)]
+    if volatile and node is not None:
+        return ev.join_unknown(node, frame, *volatile)
+    return unknown(frame.module.snippet(node) if node is not None else path, where)
+
+
+def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Frame", node: ast.Call | None) -> Value:
+    where = frame.module.location(node) if node is not None else None
+    name = literal_text(args[0]) if args else None
+    loader = env.field("loader") or (env.args[0] if env.args else None)
+    folders: list[Value] = []
+    if isinstance(loader, Obj):
+        searchpath = loader.field("searchpath") or (loader.args[0] if loader.args else None)
+        if isinstance(searchpath, Seq):
+            folders.extend(searchpath.items)
+        elif searchpath is not None:
+            folders.append(searchpath)
+        if loader.type.endswith("PackageLoader"):
+            folders.append(lit(literal_text(loader.args[1]) if len(loader.args) > 1 else "templates"))
+    if name is None:
+        return unknown("template", where, Volatility.STABLE)
+    for folder in folders or [lit(".")]:
+        base = folder.path if isinstance(folder, PathVal) else (Path(literal_text(folder) or ".")
+                                                                  if literal_text(folder) else None)
+        if base is None:
+            continue
+        found = read_prompt_file(ev, PathVal(base / name), frame)
+        if found is not None:
+            text, path = found
+            return TemplateVal("jinja", (text, Location(ev.project.display(path), 1, 1, 1, 1)))
+    return unknown(f"template {name}", where, Volatility.STABLE)
+
+
+def langchain_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwargs: dict[str, Value],
+                     frame: "Frame", node: ast.Call | None) -> Value:
+    where = frame.module.location(node) if node is not None else None
+    if owner.type == "langchain.chain" and path in ("invoke", "ainvoke", "stream", "astream", "batch"):
+        prompt = owner.field("prompt")
+        model = owner.field("model")
+        values = {k: v for k, v in args[0].entries if k} if args and isinstance(args[0], Mapping) else {}
+        messages = render(ev, prompt, values, node) if isinstance(prompt, TemplateVal) else unknown("prompt")
+        if isinstance(model, Obj) and node is not None:
+            name = f"{model.type}.invoke"
+            if name in ev.knowledge.apis:
+                ev.report_sink(frame, node, name, [messages], {}, model)
+        return unknown("response", where)
+    return unknown(path, where)

@@ -1,0 +1,338 @@
+"""Abstract values: what the evaluator knows about an expression without running it.
+
+Text is a run of literal pieces and holes; lists and dicts keep their items and, separately,
+whether their *order* can change between runs (a hole describing why).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Union
+
+from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Segment, Step, Volatility
+
+# Ranking used to pick "the most volatile" hole of a value: what changes most often first.
+VOLATILITY_RANK = {
+    Volatility.STABLE: 0,
+    Volatility.UNKNOWN: 1,
+    Volatility.PER_PROCESS: 2,
+    Volatility.PER_DAY: 3,
+    Volatility.PER_SESSION: 4,
+    Volatility.PER_USER: 5,
+    Volatility.ORDER_UNSTABLE: 6,
+    Volatility.PER_REQUEST: 7,
+}
+MAX_STEPS = 8
+
+
+@dataclass(frozen=True)
+class Text:
+    segs: tuple[Segment, ...]
+
+
+@dataclass(frozen=True)
+class Splice:
+    """An unknown run of items inside a list (``*history``, ``+ history``)."""
+
+    hole: Hole
+
+
+@dataclass(frozen=True)
+class Seq:
+    items: tuple["Value", ...]
+    order: Hole | None = None  # set when the order of items can change between runs
+
+
+@dataclass(frozen=True)
+class Mapping:
+    entries: tuple[tuple[str | None, "Value"], ...]
+    order: Hole | None = None
+
+    def get(self, key: str) -> "Value | None":
+        for name, value in reversed(self.entries):
+            if name == key:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
+class Obj:
+    """An object of a known kind: an LLM client, a message class, a config object."""
+
+    type: str
+    fields: tuple[tuple[str, "Value"], ...] = ()
+    args: tuple["Value", ...] = ()
+
+    def field(self, name: str) -> "Value | None":
+        for key, value in reversed(self.fields):
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
+class Member:
+    """``obj.a.b`` on an object of a known type, not yet called."""
+
+    owner: Obj
+    path: str
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A name that resolved to something outside the project (``datetime.datetime.now``)."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, eq=False)
+class FuncVal:
+    module: Any  # ModuleInfo
+    node: Any  # ast.FunctionDef | ast.Lambda
+    qualname: str
+    self_value: "Value | None" = None
+    closure: dict[str, "Value"] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ClassVal:
+    info: Any  # ClassInfo
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    info: Any  # ClassInfo
+    attrs: tuple[tuple[str, "Value"], ...] = ()
+
+
+@dataclass(frozen=True)
+class Unknown:
+    hole: Hole
+
+
+@dataclass(frozen=True)
+class PathVal:
+    path: Path | None
+
+
+@dataclass(frozen=True)
+class TemplateVal:
+    """A template not yet rendered: jinja2, str.format text, string.Template, LangChain prompt."""
+
+    kind: str  # "jinja" | "format" | "dollar" | "langchain"
+    body: Any  # Text for format/dollar; (source, file Location) for jinja; Seq of messages for langchain
+    filled: tuple[tuple[str, "Value"], ...] = ()
+
+
+@dataclass(frozen=True)
+class NoneVal:
+    pass
+
+
+Value = Union[Text, Seq, Mapping, Obj, Member, Ref, FuncVal, ClassVal, Instance, Unknown, PathVal,
+              TemplateVal, NoneVal, Splice]
+
+NONE = NoneVal()
+
+
+def unknown(expression: str, location: Location | None = None,
+            volatility: Volatility = Volatility.UNKNOWN, **extra: Any) -> Unknown:
+    return Unknown(Hole(volatility, expression, location, **extra))
+
+
+def lit(text: str, location: Location | None = None) -> Text:
+    return Text((Literal(text, location),))
+
+
+# --- holes -----------------------------------------------------------------------------------
+
+
+def holes_of(value: Value, depth: int = 0) -> list[Hole]:
+    """Every hole inside a value, including order holes of lists and dicts."""
+    if depth > 12:
+        return []
+    found: list[Hole] = []
+    if isinstance(value, Text):
+        found += [s for s in value.segs if isinstance(s, Hole)]
+    elif isinstance(value, Unknown):
+        found.append(value.hole)
+    elif isinstance(value, Splice):
+        found.append(value.hole)
+    elif isinstance(value, (Seq, Mapping)):
+        if value.order:
+            found.append(value.order)
+        children = value.items if isinstance(value, Seq) else [v for _, v in value.entries]
+        for child in children:
+            found += holes_of(child, depth + 1)
+    elif isinstance(value, Obj):
+        for _, child in value.fields:
+            found += holes_of(child, depth + 1)
+        for child in value.args:
+            found += holes_of(child, depth + 1)
+    elif isinstance(value, TemplateVal):
+        for _, child in value.filled:
+            found += holes_of(child, depth + 1)
+    return found
+
+
+def most_volatile(value: Value) -> Hole | None:
+    best: Hole | None = None
+    for hole in holes_of(value):
+        if hole.volatility.is_volatile and (
+            best is None or VOLATILITY_RANK[hole.volatility] > VOLATILITY_RANK[best.volatility]
+        ):
+            best = hole
+    return best
+
+
+def map_holes(value: Value, change: Any, depth: int = 0) -> Value:
+    """Apply ``change(hole) -> hole`` to every hole of a value (used for caps and sanitizers)."""
+    if depth > 12:
+        return value
+    if isinstance(value, Text):
+        return Text(tuple(change(s) if isinstance(s, Hole) else s for s in value.segs))
+    if isinstance(value, Unknown):
+        return Unknown(change(value.hole))
+    if isinstance(value, Splice):
+        return Splice(change(value.hole))
+    if isinstance(value, Seq):
+        return Seq(tuple(map_holes(i, change, depth + 1) for i in value.items),
+                   change(value.order) if value.order else None)
+    if isinstance(value, Mapping):
+        return Mapping(tuple((k, map_holes(v, change, depth + 1)) for k, v in value.entries),
+                       change(value.order) if value.order else None)
+    if isinstance(value, Obj):
+        return replace(value, fields=tuple((k, map_holes(v, change, depth + 1)) for k, v in value.fields),
+                       args=tuple(map_holes(a, change, depth + 1) for a in value.args))
+    return value
+
+
+def add_step(value: Value, step: Step) -> Value:
+    """Record a hop (assignment, return, template slot) on every volatile hole of a value."""
+
+    def change(hole: Hole) -> Hole:
+        if not hole.volatility.is_volatile or len(hole.path) >= MAX_STEPS:
+            return hole
+        if hole.path and hole.path[-1] == step:
+            return hole
+        return replace(hole, path=(*hole.path, step))
+
+    return map_holes(value, change)
+
+
+def cap_volatility(value: Value, cap: Volatility, assumption: str) -> Value:
+    """Lower every volatile hole to at most ``cap`` (values computed once and stored)."""
+
+    def change(hole: Hole) -> Hole:
+        if hole.volatility.is_volatile and VOLATILITY_RANK[hole.volatility] > VOLATILITY_RANK[cap]:
+            return replace(hole, volatility=cap, assumption=assumption)
+        return hole
+
+    return map_holes(value, change)
+
+
+def drop_order(value: Value) -> Value:
+    """``sorted()`` and friends: order no longer varies; order-unstable text becomes stable."""
+
+    def change(hole: Hole) -> Hole:
+        if hole.volatility is Volatility.ORDER_UNSTABLE:
+            return replace(hole, volatility=Volatility.STABLE)
+        return hole
+
+    if isinstance(value, Seq):
+        return Seq(tuple(drop_order(i) for i in value.items), None)
+    if isinstance(value, Mapping):
+        return Mapping(tuple((k, drop_order(v)) for k, v in value.entries), None)
+    return map_holes(value, change)
+
+
+# --- text ------------------------------------------------------------------------------------
+
+
+def as_text(value: Value, where: Location | None, expression: str = "value") -> tuple[Segment, ...]:
+    """The text a value turns into when formatted into a prompt."""
+    if isinstance(value, Text):
+        return value.segs
+    if isinstance(value, Unknown):
+        hole = value.hole if value.hole.location else replace(value.hole, location=where)
+        return (hole,)
+    if isinstance(value, Splice):
+        return (value.hole,)
+    if isinstance(value, NoneVal):
+        return (Literal("None", where),)
+    if isinstance(value, (Seq, Mapping)):
+        return render_json(value, where)
+    if isinstance(value, TemplateVal) and value.kind in ("format", "dollar"):
+        return value.body.segs
+    if isinstance(value, Obj):
+        inner = value.field("content") or value.field("text")
+        if inner is not None:
+            return as_text(inner, where, expression)
+    return (Hole(Volatility.UNKNOWN, expression, where),)
+
+
+def concat(*parts: tuple[Segment, ...]) -> Text:
+    merged: list[Segment] = []
+    for segs in parts:
+        for seg in segs:
+            if merged and isinstance(seg, Literal) and isinstance(merged[-1], Literal) and not seg.text:
+                continue
+            merged.append(seg)
+    return Text(tuple(merged))
+
+
+def literal_text(value: Value) -> str | None:
+    """The exact text of a fully literal value, else None."""
+    if isinstance(value, Text) and all(isinstance(s, Literal) for s in value.segs):
+        return "".join(s.text for s in value.segs)  # type: ignore[union-attr]
+    return None
+
+
+def render_json(value: Value, where: Location | None) -> tuple[Segment, ...]:
+    """Approximate JSON text of a structure, keeping holes where values are unknown."""
+    out: list[Segment] = []
+    if isinstance(value, (Seq, Mapping)) and value.order is not None:
+        out.append(replace(value.order, location=value.order.location or where))
+    _render_into(value, where, out, 0)
+    return tuple(out)
+
+
+def _render_into(value: Value, where: Location | None, out: list[Segment], depth: int) -> None:
+    if depth > 10:
+        out.append(Literal("…", where))
+        return
+    if isinstance(value, Seq):
+        out.append(Literal("[", where))
+        for index, item in enumerate(value.items):
+            if index:
+                out.append(Literal(", ", where))
+            _render_into(item, where, out, depth + 1)
+        out.append(Literal("]", where))
+    elif isinstance(value, Mapping):
+        out.append(Literal("{", where))
+        for index, (key, item) in enumerate(value.entries):
+            out.append(Literal((", " if index else "") + json.dumps(key or "?") + ": ", where))
+            _render_into(item, where, out, depth + 1)
+        out.append(Literal("}", where))
+    elif isinstance(value, Text):
+        text = literal_text(value)
+        if text is not None:
+            out.append(Literal(json.dumps(text), value.segs[0].location if value.segs else where))  # type: ignore[union-attr]
+        else:
+            out.append(Literal('"', where))
+            out.extend(s for s in value.segs if not isinstance(s, CacheBreakpoint))
+            out.append(Literal('"', where))
+    elif isinstance(value, NoneVal):
+        out.append(Literal("null", where))
+    else:
+        out.extend(as_text(value, where))
+
+
+@dataclass
+class ValueBox:
+    """Mutable holder used while a function body is evaluated (lists grow by ``append``)."""
+
+    value: Value
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,147 @@
+"""What every rule shares: its identity, documentation, examples, and the layout queries rules use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Iterable
+
+from promptlint.model import (
+    CacheBreakpoint,
+    Finding,
+    Hole,
+    Literal,
+    PromptLayout,
+    RelatedLocation,
+    Segment,
+    Severity,
+    Volatility,
+)
+
+# Example sources: a string is the file "app.py"; a dict maps file names to contents.
+Example = str | dict[str, str]
+
+SEVERITY_BY_VOLATILITY = {
+    Volatility.PER_REQUEST: Severity.ERROR,
+    Volatility.ORDER_UNSTABLE: Severity.ERROR,
+    Volatility.PER_USER: Severity.WARNING,
+    Volatility.PER_SESSION: Severity.WARNING,
+    Volatility.PER_DAY: Severity.INFO,
+    Volatility.PER_PROCESS: Severity.INFO,
+}
+VOLATILITY_WORDS = {
+    Volatility.PER_REQUEST: "per-request",
+    Volatility.ORDER_UNSTABLE: "order-unstable",
+    Volatility.PER_USER: "per-user",
+    Volatility.PER_SESSION: "per-session",
+    Volatility.PER_DAY: "per-day",
+    Volatility.PER_PROCESS: "once-per-process",
+}
+PART_WORDS = {"tools": "tool definitions", "system": "system prompt", "history": "conversation history",
+              "user": "earlier user message", "assistant": "assistant message", "tool": "tool result",
+              "final_user": "final user message", "response_format": "response schema"}
+LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    min_stable_chars: int
+
+
+@dataclass(frozen=True)
+class StableAfter:
+    """What stable content follows a point in the layout (and would be cached if it were first)."""
+
+    chars: int
+    history: bool
+    unknown_length: bool
+    parts: tuple[str, ...]
+
+    def matters(self, context: RuleContext) -> bool:
+        return self.history or self.unknown_length or self.chars >= context.min_stable_chars
+
+    def describe(self) -> str:
+        pieces = []
+        if self.chars:
+            pieces.append(f"{self.chars:,} characters of stable text")
+        if self.unknown_length and not self.chars:
+            pieces.append("stable content of unknown length")
+        if self.history:
+            pieces.append("the conversation history")
+        where = ", ".join(dict.fromkeys(PART_WORDS.get(p, p) for p in self.parts))
+        return " and ".join(pieces) + (f" ({where})" if where else "")
+
+
+def stable_after(layout: PromptLayout, index: int) -> StableAfter:
+    chars, history, unknown_length, parts = 0, False, False, []
+    for position, (part, seg) in enumerate(layout.segments()):
+        if position <= index or part == "final_user":
+            continue
+        if isinstance(seg, Literal) and seg.text.strip():
+            chars += len(seg.text)
+            parts.append(part)
+        elif isinstance(seg, Hole):
+            if seg.is_history:
+                history = True
+                parts.append(part)
+            elif seg.volatility is Volatility.STABLE:
+                unknown_length = True
+                parts.append(part)
+    return StableAfter(chars, history, unknown_length, tuple(parts))
+
+
+def volatile_holes(layout: PromptLayout) -> Iterable[tuple[int, str, Hole]]:
+    for index, (part, seg) in enumerate(layout.segments()):
+        if isinstance(seg, Hole) and seg.volatility.is_volatile and part != "final_user":
+            yield index, part, seg
+
+
+def breakpoints(layout: PromptLayout) -> list[int]:
+    return [i for i, (_, seg) in enumerate(layout.segments()) if isinstance(seg, CacheBreakpoint)]
+
+
+class Rule:
+    """Base class: subclasses set the class attributes and implement ``check``."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    fix_hint: ClassVar[str] = ""
+    supersedes: ClassVar[tuple[str, ...]] = ()  # codes this rule replaces at the same location
+    VALID: ClassVar[list[Example]] = []
+    INVALID: ClassVar[list[Example]] = []
+
+    def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    def finding(self, layout: PromptLayout, layout_index: int, index: int, hole: Hole, severity: Severity,
+                message: str) -> Finding:
+        location = hole.location or layout.call.location
+        related = [RelatedLocation(step.location, step.description) for step in hole.path]
+        if hole.origin is not None and hole.origin.location != location:
+            related.insert(0, RelatedLocation(hole.origin.location, f"`{hole.origin.source}` is called here"))
+        related.append(RelatedLocation(layout.call.location, f"reaches the `{layout.call.api}` call here"))
+        if hole.assumption:
+            message += f" (assumption: {hole.assumption})"
+        return Finding(
+            rule=self.code,
+            name=self.name,
+            severity=severity,
+            location=location,
+            message=message,
+            call_site=layout.call,
+            volatile_source=hole.origin,
+            related=tuple(related),
+            hint=self.fix_hint,
+            layout_index=layout_index,
+            bust_index=index,
+        )
+
+
+def describe_hole(hole: Hole) -> str:
+    words = VOLATILITY_WORDS.get(hole.volatility, hole.volatility.value)
+    what = hole.origin.category if hole.origin else "value"
+    return f"{words} {what} `{hole.expression}`"
+
+
+def segments_before(layout: PromptLayout, index: int) -> list[tuple[str, Segment]]:
+    return list(layout.segments()[:index])

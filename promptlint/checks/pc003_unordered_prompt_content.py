@@ -1,0 +1,83 @@
+"""PC003 unordered-prompt-content.
+
+## What it does
+Finds prompt text whose order changes between calls: few-shot examples passed through
+`random.shuffle` or `random.sample`, or sections produced by iterating a `set`, placed before
+stable content.
+
+## Why is this bad?
+The same examples in another order are a different prefix. Everything after the first reordered
+item misses the cache on every call, even though the content is "the same".
+
+## Example
+```python
+examples = random.sample(EXAMPLES, 3)
+system = "\n".join(examples) + "\n\n" + INSTRUCTIONS
+```
+
+## Use instead
+```python
+system = INSTRUCTIONS + "\n\n" + "\n".join(EXAMPLES[:3])  # a fixed choice, in a fixed order
+```
+
+## Known problems
+Random choices that are deliberate (e.g. evaluation sampling) are still flagged if they reach a
+prompt before stable content; put them last or fix the seed per conversation.
+
+## Fix safety
+For set iteration `--fix` wraps the iterable in `sorted(...)` (safe). Shuffles have no fix.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from promptlint.checks.base import Rule, RuleContext, describe_hole, stable_after, volatile_holes
+from promptlint.model import Finding, PromptLayout, Severity, Volatility
+
+
+class UnorderedPromptContent(Rule):
+    code = "PC003"
+    name = "unordered-prompt-content"
+    summary = "Prompt text is shuffled, sampled or built in set order before stable content"
+    fix_hint = "use a fixed order (sorted, or a fixed selection) or move this text after the stable parts"
+
+    VALID = [
+        """
+import random
+from anthropic import Anthropic
+EXAMPLES = ["Q: 2+2? A: 4", "Q: 3+3? A: 6", "Q: 5+5? A: 10"]
+RULES = "Answer with a number only. Show no working. " * 20
+def ask(question: str):
+    system = RULES + "\\n" + "\\n".join(EXAMPLES)
+    shuffled = random.sample(EXAMPLES, 2)
+    return Anthropic().messages.create(model="claude-haiku-4-5", max_tokens=20, system=system,
+        messages=[{"role": "user", "content": "\\n".join(shuffled) + question}])
+""",
+    ]
+    INVALID = [
+        """
+import random
+from anthropic import Anthropic
+EXAMPLES = ["Q: 2+2? A: 4", "Q: 3+3? A: 6", "Q: 5+5? A: 10"]
+RULES = "Answer with a number only. Show no working. " * 20
+def ask(question: str):
+    random.shuffle(EXAMPLES)
+    system = "\\n".join(EXAMPLES) + "\\n" + RULES
+    return Anthropic().messages.create(model="claude-haiku-4-5", max_tokens=20, system=system,
+        messages=[{"role": "user", "content": question}])
+""",
+    ]
+
+    def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
+        for index, part, hole in volatile_holes(layout):
+            if part == "tools" or hole.volatility is not Volatility.ORDER_UNSTABLE:
+                continue
+            if hole.category == "json-order":
+                continue
+            after = stable_after(layout, index)
+            if not after.matters(context):
+                continue
+            message = (f"{describe_hole(hole)}: prompt content whose order changes between calls comes "
+                       f"before {after.describe()} in the `{layout.call.api}` prompt")
+            yield self.finding(layout, layout_index, index, hole, Severity.ERROR, message)

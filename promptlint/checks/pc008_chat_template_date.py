@@ -1,0 +1,132 @@
+"""PC008 chat-template-date.
+
+## What it does
+Finds model chat templates that stamp the current date or time into the prompt (`strftime_now`,
+`now()`), in a `tokenizer_config.json` `chat_template`, a `.jinja` chat template file, or a vLLM
+server launch (`vllm serve ... --chat-template FILE`, gpt-oss models) in the project, when the
+project never pins the date (`date_string`, `VLLM_SYSTEM_START_DATE`).
+
+## Why is this bad?
+The engine renders the chat template before caching, so the date sits at the very top of every
+prompt, before all tools, system text and history. Llama 3.2 writes "Today Date: ..." even with
+no system message; vLLM's gpt-oss path stamps the date unless `VLLM_SYSTEM_START_DATE` is set.
+With a time in the format, no request shares a prefix; with a date only, the whole engine cache
+goes cold at midnight at once (every cached conversation misses together).
+
+## Example
+```jinja
+{%- set date_string = strftime_now("%d %b %Y") %}
+<|start_header_id|>system<|end_header_id|>Today Date: {{ date_string }}
+```
+
+## Use instead
+Pin the date per deployment: `--default-chat-template-kwargs '{"date_string": "26 Jul 2024"}'`
+on `vllm serve`, or `chat_template_kwargs={"date_string": ...}` per request (a date fixed at
+conversation start); for gpt-oss set `VLLM_SYSTEM_START_DATE`.
+
+## Known problems
+A date-only stamp is reported as a warning (one cold cache a day, for every conversation at once);
+a time stamp as an error. The template is found only if the project contains it.
+
+## Fix safety
+No automatic fix.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterable
+
+from promptlint.checks.base import Rule, RuleContext
+from promptlint.model import CallSite, Finding, Location, PromptLayout, Severity
+
+STAMP = re.compile(r"strftime_now\s*\(\s*(['\"])(?P<fmt>[^'\"]*)\1|\b(?:now|utcnow)\s*\(\s*\)")
+TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "%s")
+CHAT_TEMPLATE_HINT = re.compile(r"messages|add_generation_prompt|bos_token|start_header_id")
+SERVE = re.compile(r"vllm\s+serve|vllm\.entrypoints|--chat-template")
+GPT_OSS = re.compile(r"gpt-oss")
+PINNED = re.compile(r"date_string|VLLM_SYSTEM_START_DATE")
+
+
+class ChatTemplateDate(Rule):
+    code = "PC008"
+    name = "chat-template-date"
+    summary = "A model chat template stamps the current date or time at the top of every prompt"
+    fix_hint = ("pin the date: --default-chat-template-kwargs '{\"date_string\": ...}' or "
+                "chat_template_kwargs per request; VLLM_SYSTEM_START_DATE for gpt-oss")
+
+    VALID = [
+        {"chat_template.jinja": "{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}\n"},
+        {
+            "chat_template.jinja": '{%- set date_string = strftime_now("%d %b %Y") %}'
+                                   "Today: {{ date_string }}{% for m in messages %}{{ m.content }}{% endfor %}\n",
+            "serve.sh": "vllm serve ./model --chat-template chat_template.jinja "
+                        "--default-chat-template-kwargs '{\"date_string\": \"26 Jul 2024\"}'\n",
+        },
+    ]
+    INVALID = [
+        {"model/tokenizer_config.json": json.dumps({"chat_template": (
+            "{{ bos_token }}{% set date_string = strftime_now('%d %b %Y %H:%M') %}"
+            "System date: {{ date_string }}\n{% for m in messages %}{{ m.content }}{% endfor %}")})},
+        {"templates/llama32.jinja": '{%- if not date_string is defined %}\n'
+                                    '  {%- set date_string = strftime_now("%d %b %Y") %}\n'
+                                    "{%- endif %}\nToday Date: {{ date_string }}\n"
+                                    "{% for m in messages %}{{ m.content }}{% endfor %}\n"},
+    ]
+
+    def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
+        return ()
+
+    def check_files(self, files: dict[str, str]) -> Iterable[Finding]:
+        """``files`` maps display paths to text of template, config and launch files."""
+        if any(PINNED.search(text) and not _is_template_file(path, text) for path, text in files.items()):
+            return
+        for path, text in files.items():
+            template = _template_text(path, text)
+            if template is not None:
+                yield from self._stamps(path, text, template)
+            elif SERVE.search(text) and GPT_OSS.search(text):
+                line = _line_of(text, GPT_OSS.search(text).start())  # type: ignore[union-attr]
+                yield self._finding(path, line, Severity.WARNING,
+                                    "vLLM serves a gpt-oss model without VLLM_SYSTEM_START_DATE: the "
+                                    "Harmony system message stamps today's date at the top of every prompt")
+
+    def _stamps(self, path: str, text: str, template: str) -> Iterable[Finding]:
+        for match in STAMP.finditer(template):
+            fmt = match.group("fmt") or "%H:%M"
+            per_time = any(d in fmt for d in TIME_DIRECTIVES)
+            severity = Severity.ERROR if per_time else Severity.WARNING
+            stamp = "time" if per_time else "date"
+            line = _line_of(text, text.find(match.group(0))) if match.group(0) in text else 1
+            yield self._finding(path, line, severity,
+                                f"chat template stamps the current {stamp} (`{match.group(0)}`) at the top "
+                                "of every prompt the engine renders, and the project never pins `date_string`")
+
+    def _finding(self, path: str, line: int, severity: Severity, message: str) -> Finding:
+        location = Location(path, line, 1, line, 1)
+        call = CallSite(location, "chat-template", "vllm")
+        return Finding(self.code, self.name, severity, location, message, call, hint=self.fix_hint)
+
+
+def _is_template_file(path: str, text: str) -> bool:
+    return _template_text(path, text) is not None
+
+
+def _template_text(path: str, text: str) -> str | None:
+    if path.endswith("tokenizer_config.json"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None
+        template = data.get("chat_template") if isinstance(data, dict) else None
+        if isinstance(template, list):
+            template = "\n".join(t.get("template", "") for t in template if isinstance(t, dict))
+        return template if isinstance(template, str) else None
+    if path.endswith((".jinja", ".j2", ".jinja2")) and CHAT_TEMPLATE_HINT.search(text) and "messages" in text:
+        return text
+    return None
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, max(offset, 0)) + 1

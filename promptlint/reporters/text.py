@@ -1,0 +1,107 @@
+"""Human output: a code frame at the volatile value, where it comes from, the call it reaches,
+what it costs (estimated), and a one-line fix hint. No wrapping when stdout is not a terminal."""
+
+from __future__ import annotations
+
+import io
+import sys
+from functools import lru_cache
+
+from rich.console import Console
+from rich.markup import escape
+
+from promptlint.config import Config
+from promptlint.model import AnalysisResult, Finding, Severity
+
+STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+CONTEXT_LINES = 1
+
+
+@lru_cache(maxsize=256)
+def _lines(path: str) -> tuple[str, ...]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return tuple(handle.read().splitlines())
+    except OSError:
+        return ()
+
+
+def make_console(buffer: io.StringIO) -> Console:
+    terminal = sys.stdout.isatty()
+    return Console(file=buffer, force_terminal=terminal, no_color=not terminal, highlight=False,
+                   soft_wrap=True, width=None if terminal else 10_000, emoji=False)
+
+
+def render_text(result: AnalysisResult, config: Config) -> str:
+    buffer = io.StringIO()
+    console = make_console(buffer)
+    for finding in result.findings:
+        render_finding(console, finding)
+    for error in result.errors:
+        console.print(f"[bold red]error[/]: {escape(error.path)}: {escape(error.message)}")
+    console.print(summary_line(result))
+    return buffer.getvalue()
+
+
+def render_finding(console: Console, finding: Finding) -> None:
+    loc = finding.location
+    console.print(
+        f"[bold]{escape(loc.short())}[/]: [{STYLE[finding.severity]}]{finding.rule}[/] "
+        f"[{STYLE[finding.severity]}]\\[{finding.severity.value}][/] {escape(finding.message)} "
+        f"[dim]({finding.name})[/]"
+    )
+    code_frame(console, finding)
+    source = finding.volatile_source
+    if source is not None and (source.location.path, source.location.line) != (loc.path, loc.line):
+        console.print(f"   [dim]born at[/]  {escape(source.location.short())}  `{escape(source.source)}`")
+    for related in finding.related:
+        if "is called here" in related.message or "reaches the" in related.message:
+            continue
+        console.print(f"   [dim]via[/]      {escape(related.location.short())}  {escape(related.message)}")
+    call = finding.call_site
+    model = f" model={call.model}" if call.model else ""
+    console.print(f"   [dim]reaches[/]  {escape(call.location.short())}  {escape(call.api)}{escape(model)}")
+    if finding.estimate is not None:
+        console.print(f"   [dim]cost[/]     {escape(estimate_line(finding))}")
+    if finding.hint:
+        console.print(f"   [dim]fix[/]      {escape(finding.hint)}")
+    console.print("")
+
+
+def estimate_line(finding: Finding) -> str:
+    try:
+        from promptlint.estimate import format_estimate
+    except ImportError:
+        estimate = finding.estimate
+        return f"~{estimate.lost_tokens_per_call} tokens lost per call (estimate)" if estimate else ""
+    return format_estimate(finding.estimate)  # type: ignore[arg-type]
+
+
+def code_frame(console: Console, finding: Finding) -> None:
+    loc = finding.location
+    lines = _lines(loc.path)
+    if not lines or loc.line > len(lines):
+        return
+    first = max(1, loc.line - CONTEXT_LINES)
+    width = len(str(loc.line + CONTEXT_LINES))
+    for number in range(first, min(len(lines), loc.line + CONTEXT_LINES) + 1):
+        marker = ">" if number == loc.line else " "
+        console.print(f"  {marker} {number:>{width}} | {escape(lines[number - 1])}", highlight=False)
+        if number == loc.line:
+            end = loc.end_column if loc.end_line == loc.line and loc.end_column > loc.column else loc.column + 1
+            carets = "^" * max(1, end - loc.column)
+            console.print(f"    {' ' * width} | {' ' * (loc.column - 1)}[{STYLE[finding.severity]}]{carets}[/]")
+
+
+def summary_line(result: AnalysisResult) -> str:
+    counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
+    if not result.findings:
+        text = f"No cache-busting prompt layouts found in {result.files_analyzed} Python files."
+    else:
+        parts = [f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}"
+                 for s in (Severity.ERROR, Severity.WARNING, Severity.INFO) if counts[s]]
+        text = (f"Found {len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} "
+                f"({', '.join(parts)}) in {result.files_analyzed} Python files.")
+    if result.errors:
+        text += f" {len(result.errors)} file{'s' if len(result.errors) != 1 else ''} could not be analyzed."
+    return text
