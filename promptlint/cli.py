@@ -33,6 +33,7 @@ app = typer.Typer(
 # Modules that add commands with `register(app)`; one line each, so features stay apart.
 COMMAND_MODULES: list[str] = [
     "promptlint.cli_rules",
+    "promptlint.cli_cost",
 ]
 
 
