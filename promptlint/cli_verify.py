@@ -1,0 +1,167 @@
+"""`promptlint verify`: replay flagged calls on a real engine (or the simulator) and measure the
+prefix-cache hit rate and TTFT of today's layout against the fixed one.
+`promptlint verify-model DIR`: build a small random-weight Llama model for tests and demos.
+
+Everything heavy (the analyzer, vLLM, transformers) is imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+if TYPE_CHECKING:
+    from verifier.api import VerifyOptions
+    from verifier.records import SiteRequests
+    from verifier.report import VerifyReport
+
+EXIT_OK, EXIT_ERROR = 0, 2
+
+
+def register(app: typer.Typer) -> None:
+    app.command("verify")(verify)
+    app.command("verify-model")(verify_model)
+
+
+def fail(message: str) -> typer.Exit:
+    typer.echo(f"promptlint: error: {message}", err=True)
+    return typer.Exit(EXIT_ERROR)
+
+
+def verify(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or folders to analyze (default: . unless --prompts/--samples)")] = None,
+    backend: Annotated[str, typer.Option(help="simulate | vllm | openai")] = "simulate",
+    model: Annotated[Optional[Path], typer.Option(help="Local model folder (tokenizer, chat template; weights for vllm)")] = None,
+    block_size: Annotated[Optional[int], typer.Option(help="KV block size (default: the engine's; simulate: 16)")] = None,
+    requests: Annotated[int, typer.Option(help="Requests per call site and layout")] = 20,
+    output_format: Annotated[str, typer.Option("--format", "-f", help="text | json")] = "text",
+    chart: Annotated[Optional[Path], typer.Option(help="Also write a chart: FILE.html or FILE.png")] = None,
+    prompts: Annotated[Optional[Path], typer.Option(help="JSONL of prompts to replay as given")] = None,
+    endpoint: Annotated[Optional[list[str]], typer.Option(help="OpenAI-compatible base URL (repeat: round-robin)")] = None,
+    concurrency: Annotated[int, typer.Option(help="openai: requests in flight")] = 1,
+    served_model: Annotated[Optional[str], typer.Option(help="openai: model name to request")] = None,
+    engine_python: Annotated[Optional[str], typer.Option(help="vllm: python of the engine's environment")] = None,
+    samples: Annotated[bool, typer.Option("--samples", help="Also verify two built-in sample layouts")] = False,
+    min_severity: Annotated[str, typer.Option(help="Verify calls with findings at or above: info | warning | error")] = "warning",
+    seed: Annotated[int, typer.Option(help="Seed of the synthesized values")] = 0,
+    config_file: Annotated[Optional[Path], typer.Option("--config", help="Config file")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to a file")] = None,
+) -> None:
+    """Prove findings on an engine: hit rate and TTFT, current layout vs fixed, measured vs predicted."""
+    from verifier.api import BACKENDS, VerifyOptions
+
+    if backend not in BACKENDS:
+        raise fail(f"unknown backend '{backend}' (choose from {', '.join(BACKENDS)})")
+    if output_format not in ("text", "json"):
+        raise fail(f"unknown format '{output_format}' (text | json)")
+    if requests < 1:
+        raise fail("--requests must be at least 1")
+    if model is not None and backend != "openai" and not model.is_dir():
+        raise fail(f"--model must be a local model folder: {model}")
+    sites = collect_sites(paths, prompts, samples, requests, seed, min_severity, config_file)
+    options = VerifyOptions(
+        backend=backend, model=model, block_size=block_size, endpoints=tuple(endpoint or ()),
+        concurrency=concurrency, served_model=served_model, engine_python=engine_python,
+    )
+    report = run_verify(sites, options)
+    write_outputs(report, output_format, chart, output)
+    raise typer.Exit(EXIT_OK)
+
+
+def collect_sites(paths: Optional[list[Path]], prompts: Optional[Path], samples: bool, requests: int,
+                  seed: int, min_severity: str, config_file: Optional[Path]) -> list[SiteRequests]:
+    from verifier.prompts_file import PromptsFileError, load_prompts
+    from verifier.render import render_site
+    from verifier.samples import sample_layouts
+
+    sites: list[SiteRequests] = []
+    if paths or not (prompts or samples):
+        sites += analyzed_sites(paths or [Path(".")], requests, seed, min_severity, config_file)
+    if prompts is not None:
+        try:
+            sites += load_prompts(prompts)
+        except (OSError, PromptsFileError) as exc:
+            raise fail(str(exc)) from None
+    if samples:
+        sites += [render_site(layout, requests, seed) for layout in sample_layouts()]
+    return sites
+
+
+def analyzed_sites(paths: list[Path], requests: int, seed: int, min_severity: str,
+                   config_file: Optional[Path]) -> list[SiteRequests]:
+    from promptlint.cli import resolve_config
+    from promptlint.config import ConfigError
+    from promptlint.engine import analyze
+    from promptlint.model import Severity
+    from verifier.api import sites_from_analysis
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise fail(f"no such file or folder: {', '.join(missing)}")
+    try:
+        severity = Severity(min_severity)
+        result = analyze(paths, resolve_config(paths, config_file, {}))
+    except ValueError:
+        raise fail(f"unknown severity '{min_severity}' (info | warning | error)") from None
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    return sites_from_analysis(result, requests, seed, severity)
+
+
+def run_verify(sites: list[SiteRequests], options: VerifyOptions) -> VerifyReport:
+    from verifier.backends import BackendError
+    from verifier.chat import ModelNotFound
+    from verifier.progress import RichProgress
+    from verifier.api import verify as verify_sites
+
+    try:
+        with RichProgress(sites) as progress:
+            return verify_sites(sites, options, progress)
+    except (BackendError, ModelNotFound, ValueError) as exc:
+        raise fail(str(exc)) from None
+
+
+def write_outputs(report: VerifyReport, output_format: str, chart: Optional[Path], output: Optional[Path]) -> None:
+    from verifier.chart import ChartError, write_chart
+    from verifier.text_report import render_text
+
+    if chart is not None:
+        try:
+            write_chart(report, chart)
+        except ChartError as exc:
+            raise fail(str(exc)) from None
+    if output_format == "json":
+        text = json.dumps(report.to_json(), indent=2) + "\n"
+    else:
+        text = render_text(report, terminal=output is None and sys.stdout.isatty())
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+def verify_model(
+    out_dir: Annotated[Path, typer.Argument(help="Folder to write the model into")],
+    hidden: Annotated[int, typer.Option(help="Hidden size")] = 512,
+    layers: Annotated[int, typer.Option(help="Decoder layers")] = 4,
+    engine_python: Annotated[Optional[str], typer.Option(help="python with transformers and torch")] = None,
+) -> None:
+    """Build a small random-weight Llama model + byte-level BPE tokenizer (no model hub needed)."""
+    import importlib.util
+
+    from verifier.backends import PACKAGE_DIR, BackendError, find_engine_python
+
+    script = PACKAGE_DIR / "scripts" / "build_tiny_model.py"
+    has_deps = all(importlib.util.find_spec(m) for m in ("transformers", "torch"))
+    try:
+        python = sys.executable if has_deps and not engine_python else find_engine_python(engine_python)
+    except BackendError as exc:
+        raise fail(f"building a model needs transformers and torch: {exc}") from None
+    command = [python, str(script), str(out_dir), "--hidden", str(hidden), "--layers", str(layers)]
+    raise typer.Exit(EXIT_OK if subprocess.call(command) == 0 else EXIT_ERROR)

@@ -1,0 +1,179 @@
+"""Render a call's layout into concrete requests, as the code lays them out today and as fixed.
+
+The fixed layout is the same parts with every volatile hole moved to the end of the final user turn
+(a final user turn is created when the call has none), carrying its label along ("Current time: ")
+so the text still reads naturally. Two kinds of hole stay where they are: conversation history
+(stable across the turns of one conversation) and order-unstable lists, whose fix is to sort them
+in place (``sorted(tools)``), not to move them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from promptlint.model import Hole, Literal, PromptLayout, Segment, Volatility
+from verifier.records import ChatRequest, Message, SiteRequests
+from verifier.values import SYNTHETIC_HISTORY, HoleFiller, identifier
+
+MAX_LABEL_CHARS = 60
+PREAMBLE_PARTS = ("tools", "response_format")  # rendered at the start of the system message
+ROLES = {"system": "system", "developer": "system", "assistant": "assistant", "tool": "tool"}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A hole in a planned part; ``sort_items`` renders an order-unstable list in its fixed order."""
+
+    hole: Hole
+    sort_items: bool = False
+
+
+Item = str | Slot
+
+
+@dataclass(frozen=True)
+class PlannedPart:
+    name: str
+    items: tuple[Item, ...]
+
+
+Plan = tuple[PlannedPart, ...]
+
+
+def is_movable(hole: Hole) -> bool:
+    """Volatile holes that the fix moves to the final user turn."""
+    return (
+        not hole.is_history
+        and hole.volatility.is_volatile
+        and hole.volatility is not Volatility.ORDER_UNSTABLE
+    )
+
+
+def plan_items(segments: tuple[Segment, ...]) -> list[Item]:
+    items: list[Item] = []
+    for segment in segments:
+        if isinstance(segment, Literal):
+            items.append(segment.text)
+        elif isinstance(segment, Hole):
+            items.append(Slot(segment))
+        # A CacheBreakpoint carries no text.
+    return items
+
+
+def current_plan(layout: PromptLayout) -> Plan:
+    return tuple(PlannedPart(part.name, tuple(plan_items(part.segments))) for part in layout.parts)
+
+
+def pop_label(items: list[Item]) -> str:
+    """Take the short label that introduces a moved hole ("Current time: ") off the text before it."""
+    if not items or not isinstance(items[-1], str):
+        return ""
+    text = items[-1]
+    tail = text[text.rfind("\n") + 1 :]
+    if not tail.strip() or len(tail) > MAX_LABEL_CHARS:
+        return ""
+    items[-1] = text[: len(text) - len(tail)]
+    return tail
+
+
+def fixed_plan(layout: PromptLayout) -> Plan:
+    parts: list[PlannedPart] = []
+    moved: list[Item] = []
+    for part in layout.parts:
+        items: list[Item] = []
+        for item in plan_items(part.segments):
+            if isinstance(item, Slot) and part.name != "final_user" and is_movable(item.hole):
+                label = pop_label(items) or f"{identifier(item.hole.expression)}: "
+                moved.extend(["\n" if moved else "", label, item])
+            elif isinstance(item, Slot) and item.hole.volatility is Volatility.ORDER_UNSTABLE:
+                items.append(Slot(item.hole, sort_items=True))
+            else:
+                items.append(item)
+        parts.append(PlannedPart(part.name, tuple(items)))
+    if not moved:
+        return tuple(parts)
+    finals = [i for i, p in enumerate(parts) if p.name == "final_user"]
+    if not finals:
+        return (*parts, PlannedPart("final_user", tuple(moved)))
+    last = finals[-1]
+    parts[last] = PlannedPart("final_user", (*parts[last].items, "\n\n", *moved))
+    return tuple(parts)
+
+
+def fixed_layout_notes(layout: PromptLayout) -> tuple[str, ...]:
+    """What the fixed layout changed, in words, for the report."""
+    holes = [(p.name, s) for p in layout.parts for s in p.segments if isinstance(s, Hole)]
+    moved = [f"{h.expression} ({h.category})" for name, h in holes
+             if name != "final_user" and is_movable(h)]
+    ordered = [h.expression for _, h in holes if h.volatility is Volatility.ORDER_UNSTABLE]
+    notes = []
+    if moved:
+        notes.append("fix moves to the final user turn: " + ", ".join(moved))
+    if ordered:
+        notes.append("fix sorts in place: " + ", ".join(ordered))
+    if any(h.is_history for _, h in holes):
+        notes.append("history: a fixed synthetic 4-message exchange")
+    if layout.settings:
+        notes.append("request settings not replayed: " + ", ".join(s.name for s in layout.settings))
+    return tuple(notes)
+
+
+def render_text(items: tuple[Item, ...], filler: HoleFiller, index: int) -> str:
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(item)
+        elif item.sort_items:
+            out.append(filler.sorted_items(item.hole))
+        else:
+            out.append(filler.value(item.hole, index))
+    return "".join(out)
+
+
+def render_messages(plan: Plan, filler: HoleFiller, index: int) -> tuple[Message, ...]:
+    """OpenAI chat messages for request ``index``: tool and schema text opens the system message."""
+    preamble: list[str] = []
+    messages: list[Message] = []
+    for part in plan:
+        if part.name == "history" and any(isinstance(i, Slot) and i.hole.is_history for i in part.items):
+            messages.extend(dict(m) for m in SYNTHETIC_HISTORY)
+            continue
+        text = render_text(part.items, filler, index)
+        if not text.strip():
+            continue
+        if part.name in PREAMBLE_PARTS:
+            preamble.append(text)
+            continue
+        role = ROLES.get(part.name, "user")
+        message: Message = {"role": role, "content": text}
+        if role == "tool":
+            message["tool_call_id"] = "call_0"
+        messages.append(message)
+    if preamble:
+        messages = attach_preamble("\n\n".join(preamble), messages)
+    return tuple(messages)
+
+
+def attach_preamble(preamble: str, messages: list[Message]) -> list[Message]:
+    if messages and messages[0]["role"] == "system":
+        first = {**messages[0], "content": preamble + "\n\n" + messages[0]["content"]}
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": preamble}, *messages]
+
+
+def render_requests(plan: Plan, count: int, seed: int = 0) -> tuple[ChatRequest, ...]:
+    filler = HoleFiller(seed)
+    return tuple(ChatRequest(render_messages(plan, filler, i)) for i in range(count))
+
+
+def render_site(layout: PromptLayout, count: int, seed: int = 0) -> SiteRequests:
+    """The ``count`` requests of one call site in both layouts."""
+    location = layout.call.location
+    return SiteRequests(
+        path=location.path,
+        line=location.line,
+        api=layout.call.api,
+        current=render_requests(current_plan(layout), count, seed),
+        fixed=render_requests(fixed_plan(layout), count, seed),
+        notes=fixed_layout_notes(layout),
+    )
