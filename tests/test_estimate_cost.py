@@ -82,6 +82,7 @@ def test_openai_below_the_minimum_loses_nothing():
     assert est.lost_tokens_per_call == 0
     assert est.losses[0].usd_per_month == 0
     assert "below gpt-4o's 1,024-token minimum" in est.losses[0].note
+    assert format_estimate(est).startswith("no cached tokens lost per call: the stable prefix (900")
 
 
 # --- Anthropic: explicit breakpoints, per-model minimum, 1.25x write premium ---------------------
@@ -278,3 +279,12 @@ def test_format_estimate_line():
     assert "openai/gpt-4o, 5,000 calls/day, prices as of 2026-11-30" in line
     assert line.endswith("[estimate]")
     assert format_estimate(None) == ""
+
+
+def test_volatile_cache_key_loses_the_whole_prefix():
+    parts = (Part("system", (words(1100), CacheBreakpoint(None))), QUESTION)
+    est = run(parts, "openai", "gpt-4o", bust_index=-1, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call == 1024  # 128 * floor(1100 / 128): nothing survives
+    assert "cold cache" in est.losses[0].note
+    est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=-1, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call == 1100  # the clean-looking breakpoint does not help

@@ -15,7 +15,9 @@ from promptlint.estimate.prices import Priced, PriceTable, load_price_table
 from promptlint.estimate.profile import bust_segment, measure
 from promptlint.estimate.tokens import TokenCounter, load_counter
 from promptlint.estimate.traffic import traffic_for
-from promptlint.model import AnalysisResult, Estimate, Finding, Hole, PromptLayout, ProviderLoss
+from promptlint.model import (
+    AnalysisResult, Estimate, Finding, Hole, PromptLayout, ProviderLoss, Volatility,
+)
 
 __all__ = ["estimate", "estimate_finding", "format_estimate", "load_counter", "load_price_table"]
 
@@ -23,6 +25,8 @@ __all__ = ["estimate", "estimate_finding", "format_estimate", "load_counter", "l
 def estimate(result: AnalysisResult, config: Config, *, today: date | None = None,
              counter: TokenCounter | None = None) -> AnalysisResult:
     """``result`` with every finding's ``estimate`` filled."""
+    if not result.findings:  # loading the tokenizer takes ~0.6 s: not for a clean run
+        return result
     counter = counter or load_counter(config.tokenizer, config.root)
     table = load_price_table(config, today)
     findings = tuple(
@@ -75,10 +79,11 @@ class _CallContext:
 def _provider_loss(item: Priced, tokens: TokenLoss, context: _CallContext) -> ProviderLoss:
     row, counter = item.row, context.counter
     traffic = traffic_for(context.finding.call_site, context.config)
-    segment = bust_segment(context.layout, context.finding.bust_index or 0)
-    volatility = segment.volatility if isinstance(segment, Hole) else None
+    volatility = _volatility(context.finding, context.layout)
     cost = money(tokens.lost, row, traffic.calls_per_day, volatility, context.table.month_days)
     notes = [item.note, tokens.note]
+    if (context.finding.bust_index or 0) < 0 and tokens.lost:
+        notes.append("a request setting that changes per call sends every call to a cold cache")
     if tokens.unknown:
         notes.append("at least: plus " + ", ".join(tokens.unknown) + " (unknown length)")
     if not counter.is_exact_for(row.tokenizer):
@@ -99,6 +104,13 @@ def _provider_loss(item: Priced, tokens: TokenLoss, context: _CallContext) -> Pr
     )
 
 
+def _volatility(finding: Finding, layout: PromptLayout) -> Volatility | None:
+    segment = bust_segment(layout, finding.bust_index if finding.bust_index is not None else -1)
+    if isinstance(segment, Hole):
+        return segment.volatility
+    return finding.volatile_source.volatility if finding.volatile_source else None
+
+
 def _estimate_note(unknown: list[str], counter: TokenCounter, priced: tuple[Priced, ...],
                    exact: bool) -> str:
     notes = []
@@ -117,6 +129,9 @@ def format_estimate(estimate: Estimate | None) -> str:
         return ""
     if estimate.lost_tokens_per_call is None:
         return "lost cached tokens per call: unknown (stable content of unknown length) [estimate]"
+    if estimate.lost_tokens_per_call == 0 and not estimate.unknown_length:
+        why = next((loss.note.split("; ")[0] for loss in estimate.losses if loss.note), "")
+        return f"no cached tokens lost per call{': ' + why if why else ''} [estimate]"
     bound = "at least " if estimate.unknown_length else "~"
     accuracy = "exact" if estimate.exact else "approx."
     text = (f"{bound}{estimate.lost_tokens_per_call:,} cached tokens lost per call "

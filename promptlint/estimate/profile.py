@@ -59,7 +59,9 @@ class PrefixProfile:
 
 
 def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter) -> PrefixProfile:
-    """Profile ``layout`` whose first volatile segment is ``layout.segments()[bust_index]``."""
+    """Profile ``layout`` whose first volatile segment is ``layout.segments()[bust_index]``; a
+    negative ``bust_index`` means a request setting (``prompt_cache_key``, ``cache_salt``) that
+    changes per call, which loses the whole prefix."""
     position = holes = 0
     stable_end: Mark | None = None
     breakpoints: list[Mark] = []
@@ -78,8 +80,12 @@ def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter) -> Pre
             if in_prefix and not segment.volatility.is_volatile:
                 unknowns.append(Unknown(index, _describe(part, segment)))
     end = stable_end or Mark(len(segments), position)
+    if bust_index < 0:  # a request setting (cache key, salt): the whole prefix is affected
+        bust = Mark(-1, 0)
+    else:
+        bust = _mark_at(layout, counter, bust_index) if bust_index < end.index else end
     return PrefixProfile(
-        bust=_mark_at(layout, counter, bust_index) if bust_index < end.index else end,
+        bust=bust,
         stable_end=end,
         total=position + holes,
         breakpoints=tuple(breakpoints),
