@@ -39,7 +39,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     project = Project(config.root.resolve(), python_files, cwd, config.max_file_bytes)
     layouts = collect_layouts(project, knowledge, _entry_files(python_files, requested.python, knowledge))
     findings = run_rules(layouts, config)
-    findings += template_findings(project, {*project_files.other, *requested.other}, config)
+    pins = [p for p in python_files if _mentions_date_pin(p)]
+    findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config)
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
     errors = _errors(requested.errors, project.errors, [(cwd / p).resolve() for p in paths], cwd)
     result = AnalysisResult(tuple(findings), tuple(errors), tuple(layouts), len(requested.python),
@@ -73,6 +74,11 @@ def _entry_files(python_files: list[Path], requested: list[Path], knowledge: Kno
         if any(match.split(".")[0] in triggers for match in TRIGGER.findall(text)):
             entries.append(path)
     return entries
+
+
+def _mentions_date_pin(path: Path) -> bool:
+    text = read_small_text(path)
+    return text is not None and ("date_string" in text or "VLLM_SYSTEM_START_DATE" in text)
 
 
 def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path]) -> list[PromptLayout]:

@@ -60,6 +60,7 @@ class Knowledge:
     apis: dict[str, ApiSpec]  # callable -> spec
     stable: tuple[str, ...] = ()
     trigger_words: tuple[str, ...] = field(default=())
+    api_method_names: frozenset[str] = frozenset()
 
     def is_stable_name(self, name: str) -> bool:
         return any(_glob_match(pattern, name) for pattern in self.stable)
@@ -152,4 +153,5 @@ def load_knowledge(config: Config) -> Knowledge:
         apis=apis,
         stable=config.stable,
         trigger_words=tuple(sorted(triggers)),
+        api_method_names=frozenset(name.rsplit(".", 1)[-1] for name in apis) | {"send_message"},
     )

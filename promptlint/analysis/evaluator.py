@@ -72,6 +72,7 @@ class Frame:
     qualname: str = "<module>"
     returns: list[Value] = field(default_factory=list)
     order_taint: Hole | None = None  # inside a loop over an unordered collection
+    in_llm_loop: bool = False  # inside a loop that calls an LLM: its counters change per call
     stack: tuple[int, ...] = ()
 
 
@@ -137,13 +138,23 @@ class Evaluator:
             self.eval(stmt.value, frame)
         elif isinstance(stmt, ast.Return):
             frame.returns.append(self.eval(stmt.value, frame) if stmt.value else NONE)
+        elif isinstance(stmt, ast.If) and frame.import_time and _is_main_guard(stmt.test):
+            frame.import_time = False  # a script's main block runs per invocation, not at import
+            self.run_block(stmt.body, frame)
+            frame.import_time = True
         elif isinstance(stmt, ast.If):
             self.eval(stmt.test, frame)
             self.run_branches(stmt, frame)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.run_for(stmt, frame)
         elif isinstance(stmt, ast.While):
-            self.run_block(stmt.body, frame)
+            saved = frame.in_llm_loop
+            frame.in_llm_loop = saved or self.loop_calls_llm(stmt)
+            if frame.in_llm_loop:
+                self.run_twice(stmt.body, frame)
+            else:
+                self.run_block(stmt.body, frame)
+            frame.in_llm_loop = saved
             self.run_block(stmt.orelse, frame)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
@@ -184,6 +195,9 @@ class Evaluator:
         self.run_block(stmt.orelse, frame)
 
     def run_augassign(self, stmt: ast.AugAssign, frame: Frame) -> None:
+        if _is_counter_step(stmt) and (isinstance(stmt.target, ast.Attribute) or frame.in_llm_loop):
+            self.bind(stmt.target, self.counter(stmt, frame), frame, step=False)
+            return
         current = self.eval(stmt.target, frame)
         addition = self.eval(stmt.value, frame)
         if frame.order_taint is not None:
@@ -194,11 +208,47 @@ class Evaluator:
             result = self.join_unknown(stmt, frame, current, addition)
         self.bind(stmt.target, result, frame, step=False)
 
+    def counter(self, node: ast.AST, frame: Frame) -> Unknown:
+        """State that advances on every call (a turn number, steps left): per-request."""
+        where = frame.module.location(node)
+        origin = Origin(where, frame.module.snippet(node), "counter", Volatility.PER_REQUEST)
+        return Unknown(Hole(Volatility.PER_REQUEST, frame.module.snippet(node), None, origin=origin))
+
     def run_for(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> None:
+        calls_llm = self.loop_calls_llm(stmt)
+        if calls_llm and _is_counting_loop(stmt):
+            saved = frame.in_llm_loop
+            frame.in_llm_loop = True
+            target = stmt.target.elts[0] if isinstance(stmt.target, ast.Tuple) else stmt.target
+            self.bind(target, self.counter(stmt.target, frame), frame, step=False)
+            self.run_twice(stmt.body, frame)
+            frame.in_llm_loop = saved
+            return
+        if calls_llm:
+            saved = frame.in_llm_loop
+            frame.in_llm_loop = True
+            self.run_for_items(stmt, frame)
+            frame.in_llm_loop = saved
+            return
+        self.run_for_items(stmt, frame)
+
+    def run_twice(self, body: list[ast.stmt], frame: Frame) -> None:
+        """An agent loop: the second pass sees what the first appended (the growing history)."""
+        self.run_block(body, frame)
+        self.run_block(body, frame)
+
+    def loop_calls_llm(self, loop: ast.AST) -> bool:
+        """A loop whose body calls an LLM API method: its counters change between calls."""
+        names = self.knowledge.api_method_names
+        return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names
+                   for n in ast.walk(loop))
+
+    def run_for_items(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> None:
         iterable = self.eval(stmt.iter, frame)
         items, order = self.iteration(iterable, stmt.iter, frame)
         saved_taint = frame.order_taint
         if order is not None:
+            order = replace(order, location=frame.module.location(stmt.iter))
             frame.order_taint = order
         if items is not None and len(items) <= MAX_UNROLL:
             for item in items:
@@ -214,7 +264,7 @@ class Evaluator:
     def iteration(self, iterable: Value, node: ast.AST, frame: Frame) -> tuple[list[Value] | None, Hole | None]:
         """Known items of an iterable (if any) and a hole when their order can vary."""
         if isinstance(iterable, Seq):
-            if any(isinstance(i, Splice) for i in iterable.items):
+            if any(isinstance(i, Splice) for i in iterable.items) or not iterable.items:
                 return None, iterable.order
             return list(iterable.items), iterable.order
         if isinstance(iterable, Mapping):
@@ -460,6 +510,10 @@ class Evaluator:
                 self.bind_params(method, sub, [], {}, inst)
                 value = self.eval(stmt.value, sub)
                 where = klass.module.location(stmt)
+                if isinstance(value, Seq) and _appended_elsewhere(klass, attr):
+                    # A list kept on the object and appended to: earlier calls' items come first.
+                    hole = Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True)
+                    value = Seq((Splice(hole), *value.items), value.order)
                 value = add_step(value, Step(where, f"stored in `self.{attr}`"))
                 return cap_volatility(value, Volatility.PER_SESSION,
                                       f"stored on the object in `{method_name}`; assuming one object "
@@ -521,10 +575,10 @@ class Evaluator:
         if isinstance(node.op, ast.BitOr):
             if isinstance(left, Seq) and isinstance(right, Seq) and (left.order or right.order):
                 return Seq(left.items + right.items, left.order or right.order)
-            if isinstance(left, (TemplateVal, Obj)) and isinstance(right, Obj):
-                return Obj("langchain.chain", (("prompt", left), ("model", right)))
             if isinstance(left, Obj) and left.type == "langchain.chain":
-                return left
+                return left  # `prompt | model | parser`: the parser does not change the prompt
+            if isinstance(left, TemplateVal) and isinstance(right, Obj):
+                return Obj("langchain.chain", (("prompt", left), ("model", right)))
         return self.join_unknown(node, frame, left, right)
 
     def join_unknown(self, node: ast.AST, frame: Frame, *values: Value) -> Value:
@@ -576,12 +630,11 @@ class Evaluator:
         return Seq(items.items, self.set_order_hole(node, frame, "set literal"))
 
     def set_order_hole(self, node: ast.AST, frame: Frame, what: str) -> Hole:
+        # Iterating a set of strings gives another order in every process (hash randomization),
+        # even when the set itself is built once at import.
         where = frame.module.location(node)
-        volatility = Volatility.PER_PROCESS if frame.import_time else Volatility.ORDER_UNSTABLE
-        origin = Origin(where, what, "set-order", volatility)
-        return Hole(volatility, frame.module.snippet(node), where, origin=origin,
-                    assumption="iteration order of a set of strings changes between processes"
-                    if frame.import_time else None)
+        origin = Origin(where, what, "set-order", Volatility.ORDER_UNSTABLE)
+        return Hole(Volatility.ORDER_UNSTABLE, frame.module.snippet(node), where, origin=origin)
 
     def eval_Dict(self, node: ast.Dict, frame: Frame) -> Value:
         entries: list[tuple[str | None, Value]] = []
@@ -602,7 +655,9 @@ class Evaluator:
         # Prefer the branch that shows something: a volatile one, else the richer one.
         if most_volatile(orelse) and not most_volatile(body):
             return orelse
-        if isinstance(body, NoneVal) or (isinstance(body, Text) and not literal_text(body)):
+        if most_volatile(body):
+            return body
+        if isinstance(body, (NoneVal, Unknown)) and not isinstance(orelse, (NoneVal, Unknown)):
             return orelse
         return body
 
@@ -654,7 +709,8 @@ class Evaluator:
         iterable = self.eval(generator.iter, frame)
         items, order = self.iteration(iterable, generator.iter, frame)
         sub = Frame(frame.module, dict(frame.locals), frame.depth, frame.import_time, frame.self_value,
-                    frame.qualname, order_taint=order or frame.order_taint, stack=frame.stack)
+                    frame.qualname, order_taint=order or frame.order_taint, stack=frame.stack,
+                    in_llm_loop=frame.in_llm_loop)
         results: list[Value] = []
         if items is not None and len(items) <= MAX_UNROLL and len(node.generators) == 1:
             for item in items:
@@ -735,6 +791,9 @@ class Evaluator:
             return self.eval(func.node.body, sub)
         sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
                     func.self_value, func.qualname, stack=(*frame.stack, id(func.node)))
+        if func.self_value is not None and func.self_value is frame.self_value:
+            # The same object: what the caller just set on `self` is what the method reads.
+            sub.locals.update({k: v for k, v in frame.locals.items() if k.startswith("self.")})
         self.bind_params(func.node, sub, args, kwargs, func.self_value)
         self.run_block(func.node.body, sub)
         result = self.pick_return(sub.returns, func)
@@ -851,7 +910,9 @@ class Evaluator:
             init = klass.methods.get("__init__")
             if init is not None:
                 break
-        if init is None or frame.depth >= MAX_DEPTH or id(init) in frame.stack:
+        if init is None:
+            return self.instantiate_fields(info, args, kwargs, frame)
+        if frame.depth >= MAX_DEPTH or id(init) in frame.stack:
             return instance
         sub = Frame(info.module, depth=frame.depth + 1, import_time=frame.import_time,
                     self_value=instance, qualname=f"{info.qualname}.__init__", stack=(*frame.stack, id(init)))
@@ -860,6 +921,37 @@ class Evaluator:
         attrs = tuple((name[5:], value) for name, value in sub.locals.items()
                       if name.startswith("self.") and "." not in name[5:])
         return Instance(info, attrs)
+
+    def instantiate_fields(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value],
+                           frame: Frame) -> Instance:
+        """Dataclasses, pydantic models, NamedTuples: fields in declaration order, defaults and
+        ``default_factory`` (called per instance, like the library does)."""
+        attrs: list[tuple[str, Value]] = []
+        fields = [(name, default) for klass in reversed(self.mro(info)) for name, default in _declared_fields(klass)]
+        positional = list(args)
+        for index, (name, default) in enumerate(fields):
+            if index < len(positional):
+                attrs.append((name, positional[index]))
+            elif name in kwargs:
+                attrs.append((name, kwargs[name]))
+            elif default is not None:
+                attrs.append((name, self.field_default(default, info, frame)))
+        return Instance(info, tuple(attrs))
+
+    def field_default(self, default: ast.expr, info: ClassInfo, frame: Frame) -> Value:
+        class_frame = Frame(info.module, depth=frame.depth + 1, import_time=frame.import_time,
+                            stack=frame.stack)
+        if isinstance(default, ast.Call):
+            factory = next((k.value for k in default.keywords if k.arg == "default_factory"), None)
+            if factory is not None:
+                synthetic = ast.Call(func=factory, args=[], keywords=[])
+                ast.copy_location(synthetic, factory)
+                synthetic.end_lineno, synthetic.end_col_offset = factory.end_lineno, factory.end_col_offset
+                return self.eval(synthetic, class_frame)
+            explicit = next((k.value for k in default.keywords if k.arg == "default"), None)
+            if explicit is not None:
+                return self.eval(explicit, class_frame)
+        return module_constant(self.eval(default, Frame(info.module, import_time=True, depth=frame.depth + 1)))
 
     def call_member(self, member: Member, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                     node: ast.Call | None) -> Value:
@@ -902,12 +994,12 @@ class Evaluator:
         handled = templates.call_function(self, qualname, args, kwargs, frame, node)
         if handled is not None:
             return handled
+        if qualname.rsplit(".", 1)[-1][:1].isupper():
+            return Obj(qualname, tuple(kwargs.items()), tuple(args))  # a class: keep its fields
         if args or kwargs:
             volatile = [v for v in [*args, *kwargs.values()] if most_volatile(v)]
             if volatile and qualname.split(".")[-1] not in ("print", "log", "info", "debug", "hash"):
                 return self.join_unknown(node or ast.Pass(), frame, *volatile)
-        if qualname[:1].isupper() or "." in qualname and qualname.rsplit(".", 1)[1][:1].isupper():
-            return Obj(qualname, tuple(kwargs.items()), tuple(args))
         return unknown(frame.module.snippet(node) if node is not None else qualname, where)
 
     def module_client_call(self, qualname: str) -> str | None:
@@ -1036,6 +1128,40 @@ def _dotted(node: ast.AST) -> str | None:
         parts.insert(0, node.id)
         return ".".join(parts)
     return None
+
+
+def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
+    fields: list[tuple[str, ast.expr | None]] = []
+    for stmt in klass.node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if "ClassVar" not in ast.dump(stmt.annotation):
+                fields.append((stmt.target.id, stmt.value))
+    return fields
+
+
+def _appended_elsewhere(klass: ClassInfo, attr: str) -> bool:
+    for method in klass.methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("append", "extend", "insert") and _dotted(node.func.value) == f"self.{attr}":
+                return True
+    return False
+
+
+def _is_counter_step(stmt: ast.AugAssign) -> bool:
+    return isinstance(stmt.op, (ast.Add, ast.Sub)) and isinstance(stmt.value, ast.Constant) \
+        and isinstance(stmt.value.value, (int, float)) and not isinstance(stmt.value.value, bool)
+
+
+def _is_counting_loop(stmt: ast.For | ast.AsyncFor) -> bool:
+    call = stmt.iter
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+        call.func.id in ("range", "enumerate")
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
 
 
 def _is_property(node: ast.AST) -> bool:

@@ -395,7 +395,7 @@ def _jinja_expr(ev: "Evaluator", node: Any, scope: dict[str, Value], where: Loca
 
 
 def render(ev: "Evaluator", template: TemplateVal, kwargs: dict[str, Value], node: ast.AST | None) -> Value:
-    values = {**dict(template.filled), **kwargs}
+    values = {name: _call_if_callable(ev, value) for name, value in {**dict(template.filled), **kwargs}.items()}
     if template.kind == "jinja":
         source, origin = template.body
         return jinja_render(ev, source, origin, values, node)
@@ -404,6 +404,16 @@ def render(ev: "Evaluator", template: TemplateVal, kwargs: dict[str, Value], nod
     if template.kind == "langchain":
         return langchain_messages(template.body, values)
     return format_text(template.body, [], values, "format")
+
+
+def _call_if_callable(ev: "Evaluator", value: Value) -> Value:
+    """LangChain calls a function given to ``partial`` at every format: per call, not once."""
+    from promptlint.analysis.evaluator import Frame
+    from promptlint.analysis.values import FuncVal
+
+    if isinstance(value, FuncVal):
+        return ev.call_function(value, [], {}, Frame(value.module, depth=1), None)
+    return value
 
 
 def langchain_messages(messages: Seq, values: dict[str, Value]) -> Seq:
@@ -488,6 +498,10 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
                 return PathVal(receiver.path.joinpath(*parts))  # type: ignore[arg-type]
         if name in ("resolve", "absolute", "expanduser"):
             return receiver
+        if name in ("with_name", "with_suffix") and receiver.path is not None and args:
+            part = literal_text(args[0])
+            if part is not None:
+                return PathVal(getattr(receiver.path, name)(part))
         return unknown(frame.module.snippet(node), where)
     if isinstance(receiver, Unknown) and receiver.hole.volatility.is_volatile:
         return volatile_method(ev, receiver, name, args)
@@ -619,9 +633,11 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
     where = frame.module.location(node) if node is not None else None
     short = qualname.rsplit(".", 1)[-1]
     first = args[0] if args else kwargs.get("text") or kwargs.get("template") or kwargs.get("source")
-    if qualname in ("str", "repr", "format"):
+    if qualname in ("str", "repr", "format", "os.fspath"):
         if first is None:
             return lit("")
+        if isinstance(first, PathVal):
+            return first
         if isinstance(first, (Text, Unknown)):
             return first
         return Text(as_text(first, where))
@@ -724,13 +740,13 @@ def json_dumps(ev: "Evaluator", value: Value | None, kwargs: dict[str, Value], f
     if sort_keys:
         return Text(render_json(drop_order(value), where))
     order = _dict_order(value)
-    rendered = render_json(value, where)
     if order is not None and node is not None:
+        rendered = render_json(drop_order(value), where)  # the json hole below stands for the order
         hole = Hole(Volatility.ORDER_UNSTABLE, frame.module.snippet(node), where,
                     origin=Origin(where, "json.dumps", "json-order", Volatility.ORDER_UNSTABLE),
                     path=(Step(order.location, "keys inserted in varying order") ,) if order.location else ())
-        return Text((hole, *[s for s in rendered if s is not order]))
-    return Text(rendered)
+        return Text((hole, *rendered))
+    return Text(render_json(value, where))
 
 
 def _dict_order(value: Value, depth: int = 0) -> Hole | None:

@@ -326,6 +326,9 @@ def _render_into(value: Value, where: Location | None, out: list[Segment], depth
             out.append(Literal('"', where))
     elif isinstance(value, NoneVal):
         out.append(Literal("null", where))
+    elif isinstance(value, Obj) and value.fields:
+        # SDK objects (genai types.Tool, FunctionDeclaration, ...) serialize their fields.
+        _render_into(Mapping(value.fields), where, out, depth)
     else:
         out.extend(as_text(value, where))
 

@@ -24,7 +24,7 @@ SEVERITY_BY_VOLATILITY = {
     Volatility.PER_REQUEST: Severity.ERROR,
     Volatility.ORDER_UNSTABLE: Severity.ERROR,
     Volatility.PER_USER: Severity.WARNING,
-    Volatility.PER_SESSION: Severity.WARNING,
+    Volatility.PER_SESSION: Severity.INFO,  # once per conversation, then reused: a look-alike
     Volatility.PER_DAY: Severity.INFO,
     Volatility.PER_PROCESS: Severity.INFO,
 }
@@ -39,6 +39,7 @@ VOLATILITY_WORDS = {
 PART_WORDS = {"tools": "tool definitions", "system": "system prompt", "history": "conversation history",
               "user": "earlier user message", "assistant": "assistant message", "tool": "tool result",
               "final_user": "final user message", "response_format": "response schema"}
+EARLIER_TURNS = ("user", "assistant", "tool", "history")
 LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
 
 
@@ -74,14 +75,16 @@ class StableAfter:
 def stable_after(layout: PromptLayout, index: int) -> StableAfter:
     chars, history, unknown_length, parts = 0, False, False, []
     for position, (part, seg) in enumerate(layout.segments()):
-        if position <= index or part == "final_user":
+        if position <= index:
             continue
+        if part == "final_user" and not (isinstance(seg, Literal)):
+            break  # the user's own text: what follows it was never a shared prefix
         if isinstance(seg, Literal) and seg.text.strip():
             chars += len(seg.text)
             parts.append(part)
         elif isinstance(seg, Hole):
-            if seg.is_history:
-                history = True
+            if seg.is_history or part in EARLIER_TURNS:
+                history = True  # earlier turns are the same on every later call of a conversation
                 parts.append(part)
             elif seg.volatility is Volatility.STABLE:
                 unknown_length = True
@@ -90,9 +93,15 @@ def stable_after(layout: PromptLayout, index: int) -> StableAfter:
 
 
 def volatile_holes(layout: PromptLayout) -> Iterable[tuple[int, str, Hole]]:
+    """Volatile holes that can spoil a cached prefix. In the final user message only those that
+    come before any of the user's own (unknown) text: after it, nothing was cacheable anyway."""
+    user_text_seen = False
     for index, (part, seg) in enumerate(layout.segments()):
-        if isinstance(seg, Hole) and seg.volatility.is_volatile and part != "final_user":
-            yield index, part, seg
+        if part == "final_user" and isinstance(seg, Hole) and not seg.volatility.is_volatile:
+            user_text_seen = True
+        if isinstance(seg, Hole) and seg.volatility.is_volatile:
+            if part != "final_user" or not user_text_seen:
+                yield index, part, seg
 
 
 def breakpoints(layout: PromptLayout) -> list[int]:

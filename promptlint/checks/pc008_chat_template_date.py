@@ -46,7 +46,9 @@ TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "
 CHAT_TEMPLATE_HINT = re.compile(r"messages|add_generation_prompt|bos_token|start_header_id")
 SERVE = re.compile(r"vllm\s+serve|vllm\.entrypoints|--chat-template")
 GPT_OSS = re.compile(r"gpt-oss")
-PINNED = re.compile(r"date_string|VLLM_SYSTEM_START_DATE")
+# A pin is a date passed to the template from outside it: server flag, per-request kwargs, env.
+PINNED = re.compile(r"(?:default-chat-template-kwargs|chat_template_kwargs)[^\n]{0,200}date_string"
+                    r"|VLLM_SYSTEM_START_DATE", re.DOTALL)
 
 
 class ChatTemplateDate(Rule):
@@ -98,7 +100,7 @@ class ChatTemplateDate(Rule):
             per_time = any(d in fmt for d in TIME_DIRECTIVES)
             severity = Severity.ERROR if per_time else Severity.WARNING
             stamp = "time" if per_time else "date"
-            line = _line_of(text, text.find(match.group(0))) if match.group(0) in text else 1
+            line = _line_of(text, _raw_offset(text, match.group(0)))
             yield self._finding(path, line, severity,
                                 f"chat template stamps the current {stamp} (`{match.group(0)}`) at the top "
                                 "of every prompt the engine renders, and the project never pins `date_string`")
@@ -126,6 +128,15 @@ def _template_text(path: str, text: str) -> str | None:
     if path.endswith((".jinja", ".j2", ".jinja2")) and CHAT_TEMPLATE_HINT.search(text) and "messages" in text:
         return text
     return None
+
+
+def _raw_offset(text: str, stamp: str) -> int:
+    """Where a stamp found in a decoded template sits in the raw file (JSON escapes quotes)."""
+    for candidate in (stamp, stamp.replace('"', '\\"'), stamp.split("(")[0]):
+        found = text.find(candidate)
+        if found >= 0:
+            return found
+    return 0
 
 
 def _line_of(text: str, offset: int) -> int:
