@@ -63,7 +63,7 @@ def cost(
     missing = [str(p) for p in targets if not p.exists()]
     if missing:
         raise fail(f"no such file or folder: {', '.join(missing)}")
-    overrides = {"calls-per-day": calls_per_day, "providers": split_codes(provider),
+    overrides: dict[str, object] = {"calls-per-day": calls_per_day, "providers": split_codes(provider),
                  "tokenizer": str(tokenizer.resolve()) if tokenizer else None}
     try:
         config = resolve_config(targets, config_file, overrides)
@@ -209,9 +209,20 @@ def _render_site(console: Console, site: SiteReport, scale: float) -> None:
                       format_usd(loss.usd_per_1k_calls), format_usd(loss.usd_per_month),
                       loss.price_as_of, bar(loss.usd_per_month, scale))
     console.print(table)
-    for loss in site.losses:
-        if loss.note:
-            console.print(f"  [dim]{escape(loss.provider)}/{escape(loss.model)}: {escape(loss.note)}[/]")
+    shared, own = split_notes([loss.note for loss in site.losses])
+    for clause in shared:
+        console.print(f"  [dim]{escape(clause)}[/]")
+    for loss, clauses in zip(site.losses, own):
+        if clauses:
+            console.print(f"  [dim]{escape(loss.provider)}/{escape(loss.model)}: "
+                          f"{escape('; '.join(clauses))}[/]")
+
+
+def split_notes(notes: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Clauses that every note has (printed once) and, per note, the rest."""
+    clauses = [[c for c in note.split("; ") if c] for note in notes]
+    shared = [c for c in clauses[0] if all(c in other for other in clauses)] if len(notes) > 1 else []
+    return shared, [[c for c in own if c not in shared] for own in clauses]
 
 
 def bar(value: float, scale: float, width: int = BAR_WIDTH) -> str:

@@ -111,3 +111,12 @@ def test_demo_app_findings_carry_tokens_and_dollars_per_provider(monkeypatch):
         assert estimate["lost_tokens_per_call"] is not None or estimate["unknown_length"]
         for loss in estimate["losses"]:
             assert loss["price_as_of"] and loss["usd_per_month"] >= 0 and loss["provider"]
+
+
+def test_shared_notes_are_printed_once():
+    from promptlint.cli_cost import split_notes
+
+    shared, own = split_notes(["unknown model; approx", "unknown model", "unknown model; below min"])
+    assert shared == ["unknown model"]
+    assert own == [["approx"], [], ["below min"]]
+    assert split_notes(["a; b"]) == ([], [["a", "b"]])

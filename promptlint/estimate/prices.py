@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -175,12 +175,12 @@ class PriceTable:
             if name != entry.lower() or entry not in self.providers:  # "provider/model" entries
                 row = self._best(name, hint)
                 if row is not None:
-                    chosen.append(Priced(row, f"{why}: priced as {row.label} (configured)"))
+                    chosen.append(Priced(row, f"{why}: priced as the configured providers"))
                 continue
             default = self.providers[entry].default_model
             row = _best_match(default or "", self.rows_of(entry)) if default else None
             if row is not None:
-                chosen.append(Priced(row, f"{why}: priced as {entry}'s {row.model}"))
+                chosen.append(Priced(row, f"{why}: priced as the provider's default model"))
         return tuple(chosen)
 
 
@@ -247,15 +247,15 @@ def _apply_user_rows(
         if not isinstance(provider, str):
             raise PriceTableError(f"{where}: every prices row needs a 'provider' string: {raw!r}")
         if "model" not in entry:
-            base = providers.get(provider)
-            merged = {**(base.__dict__ if base else _NEW_PROVIDER), **entry}
+            rules = providers.get(provider)
+            merged = {**(asdict(rules) if rules else _NEW_PROVIDER), **entry}
             providers[provider] = _provider_rules(provider, merged, f"{where}: provider {provider}",
                                                   user=True)
             continue
         same = [m for m in models if (m.get("provider"), m.get("model")) == (provider, entry["model"])]
-        base = {k: v for k, v in (same[0] if same else {}).items() if not k.startswith("valid_")}
+        kept = {k: v for k, v in (same[0] if same else {}).items() if not k.startswith("valid_")}
         models = [m for m in models if m not in same]
-        models.append({**base, **entry, "_user": True})
+        models.append({**kept, **entry, "_user": True})
         if provider not in providers:
             defaults = {**_NEW_PROVIDER, "as_of": entry["as_of"], "source": entry["source"]}
             providers[provider] = _provider_rules(provider, defaults, where, user=True)
