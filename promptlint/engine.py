@@ -24,6 +24,7 @@ from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.config import Config
 from promptlint.discover import discover, read_small_text
 from promptlint.knowledge import Knowledge, load_knowledge
+from promptlint.prefilter import entry_files
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
 
 MAX_LAYOUTS_PER_CALL = 8
@@ -37,7 +38,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     project_files = discover([config.root], config, cwd) if _inside(config.root, paths, cwd) else requested
     python_files = sorted({*project_files.python, *requested.python})
     project = Project(config.root.resolve(), python_files, cwd, config.max_file_bytes)
-    layouts = collect_layouts(project, knowledge, _entry_files(python_files, requested.python, knowledge))
+    layouts = collect_layouts(project, knowledge, _entry_files(python_files, requested.python, knowledge, config.root.resolve()))
     findings = run_rules(layouts, config)
     pins = [p for p in python_files if _mentions_date_pin(p)]
     findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config)
@@ -54,26 +55,18 @@ def _inside(root: Path, paths: list[Path], cwd: Path) -> bool:
     return all(root == (cwd / p).resolve() or root in (cwd / p).resolve().parents for p in paths)
 
 
-TRIGGER = re.compile(r"^\s*(?:from|import)\s+([\w.]+)", re.MULTILINE)
-
-
-def _entry_files(python_files: list[Path], requested: list[Path], knowledge: Knowledge) -> list[Path]:
-    """Files worth analyzing as entry points: those that import an LLM SDK or a declared wrapper.
-
-    A cheap text check: most files of a large repository never reach an LLM call and are
-    parsed only if an entry file's values lead into them.
-    """
-    triggers = set(knowledge.trigger_words)
-    entries = []
+def _entry_files(python_files: list[Path], requested: list[Path], knowledge: Knowledge,
+                 root: Path) -> list[Path]:
+    texts: dict[Path, str] = {}
+    unreadable: list[Path] = []
     for path in python_files:
         text = read_small_text(path)
         if text is None:
             if path in requested:
-                entries.append(path)  # let the parser report why it cannot be read
+                unreadable.append(path)  # let the parser report why it cannot be read
             continue
-        if any(match.split(".")[0] in triggers for match in TRIGGER.findall(text)):
-            entries.append(path)
-    return entries
+        texts[path] = text
+    return sorted({*entry_files(texts, root, set(knowledge.trigger_words)), *unreadable})
 
 
 def _mentions_date_pin(path: Path) -> bool:

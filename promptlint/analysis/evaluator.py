@@ -708,6 +708,8 @@ class Evaluator:
         generator = node.generators[0]
         iterable = self.eval(generator.iter, frame)
         items, order = self.iteration(iterable, generator.iter, frame)
+        if order is not None:
+            order = replace(order, location=frame.module.location(generator.iter))
         sub = Frame(frame.module, dict(frame.locals), frame.depth, frame.import_time, frame.self_value,
                     frame.qualname, order_taint=order or frame.order_taint, stack=frame.stack,
                     in_llm_loop=frame.in_llm_loop)
