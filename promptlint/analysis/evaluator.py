@@ -771,6 +771,8 @@ class Evaluator:
     def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], frame: Frame,
              node: ast.Call | None) -> Value:
         if isinstance(callee, FuncVal):
+            if callee.qualname in self.knowledge.apis:  # a project function declared as a wrapper
+                self.report_sink(frame, node, callee.qualname, args, kwargs, None)
             return self.call_function(callee, args, kwargs, frame, node)
         if isinstance(callee, ClassVal):
             return self.instantiate(callee.info, args, kwargs, frame, node)

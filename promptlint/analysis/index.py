@@ -175,7 +175,7 @@ def module_names_for(path: Path, root: Path) -> list[str]:
     while (folder / "__init__.py").is_file() and folder != folder.parent:
         chain.insert(0, folder.name)
         folder = folder.parent
-    if chain or stem_parts:
+    if chain:
         names.append(".".join([*chain, *stem_parts]))
     try:
         rel = path.relative_to(root).with_suffix("")
@@ -184,7 +184,9 @@ def module_names_for(path: Path, root: Path) -> list[str]:
             rel_parts = rel_parts[1:]
         dotted = ".".join(rel_parts)
         if dotted and dotted not in names and all(p.isidentifier() for p in rel_parts):
-            names.append(dotted)
+            names.append(dotted)  # a namespace package under the project root
     except ValueError:
         pass
+    if stem_parts and ".".join(stem_parts) not in names:
+        names.append(".".join(stem_parts))  # a script's sibling import (`import helpers`)
     return names
