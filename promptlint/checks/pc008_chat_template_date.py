@@ -3,8 +3,9 @@
 ## What it does
 Finds model chat templates that stamp the current date or time into the prompt (`strftime_now`,
 `now()`), in a `tokenizer_config.json` `chat_template`, a `.jinja` chat template file, or a vLLM
-server launch (`vllm serve ... --chat-template FILE`, gpt-oss models) in the project, when the
-project never pins the date (`date_string`, `VLLM_SYSTEM_START_DATE`).
+server launch in the project (`vllm serve` of a gpt-oss model, or of a Llama 3.x / Granite 3 /
+SmolLM3 model with its stock template), when the project never pins the date (`date_string`
+through `chat_template_kwargs` or `--default-chat-template-kwargs`, `VLLM_SYSTEM_START_DATE`).
 
 ## Why is this bad?
 The engine renders the chat template before caching, so the date sits at the very top of every
@@ -46,6 +47,8 @@ TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "
 CHAT_TEMPLATE_HINT = re.compile(r"messages|add_generation_prompt|bos_token|start_header_id")
 SERVE = re.compile(r"vllm\s+serve|vllm\.entrypoints|--chat-template")
 GPT_OSS = re.compile(r"gpt-oss")
+# Models whose stock chat template stamps today's date (Llama 3.1-3.3, Granite 3.x, SmolLM3).
+DATE_STAMPING_MODELS = re.compile(r"(?i)llama-3\.[123][\w.-]*instruct|granite-3[\w.-]*|smollm3[\w.-]*")
 # A pin is a date passed to the template from outside it: server flag, per-request kwargs, env.
 PINNED = re.compile(r"(?:default-chat-template-kwargs|chat_template_kwargs)[^\n]{0,200}date_string"
                     r"|VLLM_SYSTEM_START_DATE", re.DOTALL)
@@ -68,6 +71,7 @@ class ChatTemplateDate(Rule):
         },
     ]
     INVALID = [
+        {"deploy/serve.sh": "vllm serve meta-llama/Llama-3.2-3B-Instruct --enable-prefix-caching\n"},
         {"model/tokenizer_config.json": json.dumps({"chat_template": (
             "{{ bos_token }}{% set date_string = strftime_now('%d %b %Y %H:%M') %}"
             "System date: {{ date_string }}\n{% for m in messages %}{{ m.content }}{% endfor %}")})},
@@ -93,6 +97,12 @@ class ChatTemplateDate(Rule):
                 yield self._finding(path, line, Severity.WARNING,
                                     "vLLM serves a gpt-oss model without VLLM_SYSTEM_START_DATE: the "
                                     "Harmony system message stamps today's date at the top of every prompt")
+            elif SERVE.search(text) and "--chat-template " not in text and DATE_STAMPING_MODELS.search(text):
+                model = DATE_STAMPING_MODELS.search(text)
+                assert model is not None
+                yield self._finding(path, _line_of(text, model.start()), Severity.WARNING,
+                                    f"vLLM serves `{model.group(0)}` with its stock chat template, which stamps "
+                                    "today's date at the top of every prompt, and no `date_string` is pinned")
 
     def _stamps(self, path: str, text: str, template: str) -> Iterable[Finding]:
         for match in STAMP.finditer(template):
