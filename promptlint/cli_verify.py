@@ -47,6 +47,7 @@ def verify(
     served_model: Annotated[Optional[str], typer.Option(help="openai: model name to request")] = None,
     engine_python: Annotated[Optional[str], typer.Option(help="vllm: python of the engine's environment")] = None,
     samples: Annotated[bool, typer.Option("--samples", help="Also verify two built-in sample layouts")] = False,
+    from_report: Annotated[Optional[Path], typer.Option(help="Render a saved --format json report again, without replaying")] = None,
     min_severity: Annotated[str, typer.Option(help="Verify calls with findings at or above: info | warning | error")] = "warning",
     seed: Annotated[int, typer.Option(help="Seed of the synthesized values")] = 0,
     config_file: Annotated[Optional[Path], typer.Option("--config", help="Config file")] = None,
@@ -63,6 +64,9 @@ def verify(
         raise fail("--requests must be at least 1")
     if model is not None and backend != "openai" and not model.is_dir():
         raise fail(f"--model must be a local model folder: {model}")
+    if from_report is not None:
+        write_outputs(load_report(from_report), output_format, chart, output)
+        raise typer.Exit(EXIT_OK)
     sites = collect_sites(paths, prompts, samples, requests, seed, min_severity, config_file)
     options = VerifyOptions(
         backend=backend, model=model, block_size=block_size, endpoints=tuple(endpoint or ()),
@@ -71,6 +75,15 @@ def verify(
     report = run_verify(sites, options)
     write_outputs(report, output_format, chart, output)
     raise typer.Exit(EXIT_OK)
+
+
+def load_report(path: Path) -> VerifyReport:
+    from verifier.report import VerifyReport
+
+    try:
+        return VerifyReport.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise fail(f"{path}: not a readable verify report ({exc})") from None
 
 
 def collect_sites(paths: Optional[list[Path]], prompts: Optional[Path], samples: bool, requests: int,

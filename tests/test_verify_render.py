@@ -112,6 +112,19 @@ def test_a_final_user_turn_is_created_when_the_call_has_none() -> None:
     assert site.fixed[0].messages[1]["content"].startswith("Request ")
 
 
+def test_a_conversation_without_a_final_user_turn_ends_with_the_users_question() -> None:
+    history = Hole(Volatility.STABLE, "self.history", LOC, is_history=True)
+    lay = layout(Part("system", (Literal("Sent at "), hole("now()", Volatility.PER_REQUEST, "clock"),
+                                 Literal(".\nWrite hand-off notes."))),
+                 Part("history", (history,)))
+    site = render_site(lay, 2)
+    assert site.fixed is not None
+    current, fixed = site.current[0].messages, site.fixed[0].messages
+    assert [m["role"] for m in current] == ["system", *[m["role"] for m in SYNTHETIC_HISTORY], "user"]
+    assert [m["role"] for m in fixed] == [m["role"] for m in current]
+    assert fixed[-1]["content"].startswith(current[-1]["content"] + "\n\nSent at 2025-06-02")
+
+
 def test_holes_already_in_the_final_user_turn_stay_where_they_are() -> None:
     stamp = hole("now()", Volatility.PER_REQUEST, "clock")
     lay = layout(Part("system", (Literal("Be brief."),)),

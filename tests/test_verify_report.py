@@ -78,6 +78,19 @@ def test_text_report_reads_without_the_code(tmp_path: Path) -> None:
     assert html.startswith("<!doctype html>") and "<svg" in html and "samples/agent.py:18" in html
 
 
+def test_a_saved_report_renders_again_without_replaying(tmp_path: Path) -> None:
+    saved = tmp_path / "report.json"
+    result = run_cli("verify", "--samples", "--requests", "3", "--format", "json", "--output", str(saved), cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    again = run_cli("verify", "--from-report", str(saved), "--format", "json", cwd=REPO)
+    assert json.loads(again.stdout) == json.loads(saved.read_text(encoding="utf-8"))
+    text = run_cli("verify", "--from-report", str(saved), cwd=REPO)
+    assert "samples/agent.py:18" in text.stdout
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}", encoding="utf-8")
+    assert run_cli("verify", "--from-report", str(broken), cwd=REPO).returncode == 2
+
+
 def test_prompts_file_is_replayed_as_given(tmp_path: Path) -> None:
     system = "You are a support assistant. " * 60
     lines = [{"site": "chat", "messages": [{"role": "system", "content": system},

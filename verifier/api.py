@@ -41,11 +41,12 @@ def sites_from_analysis(
     """One site per layout that has a finding at or above ``min_severity``, in source order.
 
     Findings about request settings alone (a volatile ``prompt_cache_key``) have no volatile
-    segment in the prompt text (``bust_index`` None): an engine cannot show them, so they are left out.
+    segment in the prompt text (``bust_index`` None or -1): an engine cannot show them, so they
+    are left out.
     """
     indexes = sorted({
         f.layout_index for f in result.findings
-        if f.layout_index is not None and f.bust_index is not None  # text, not a request setting
+        if f.layout_index is not None and f.bust_index is not None and f.bust_index >= 0
         and f.severity.rank >= min_severity.rank
     })
     layouts = sorted((result.layouts[i] for i in indexes),

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptlint.model import Hole, Literal, PromptLayout, Segment, Volatility
+from promptlint.model import Hole, Literal, Part, PromptLayout, Segment, Volatility
 from verifier.records import ChatRequest, Message, SiteRequests
-from verifier.values import SYNTHETIC_HISTORY, HoleFiller, identifier
+from verifier.values import LATEST_QUESTION, SYNTHETIC_HISTORY, HoleFiller, identifier
 
 MAX_LABEL_CHARS = 60
 PREAMBLE_PARTS = ("tools", "response_format")  # rendered at the start of the system message
@@ -60,8 +60,17 @@ def plan_items(segments: tuple[Segment, ...]) -> list[Item]:
     return items
 
 
+def conversation_parts(layout: PromptLayout) -> tuple[Part, ...]:
+    """The layout's parts; a conversation (history) without a final user turn gets the synthetic
+    question as its last turn: the real history ends with the user's newest message."""
+    names = {part.name for part in layout.parts}
+    if "history" in names and "final_user" not in names:
+        return (*layout.parts, Part("final_user", (Literal(LATEST_QUESTION),)))
+    return layout.parts
+
+
 def current_plan(layout: PromptLayout) -> Plan:
-    return tuple(PlannedPart(part.name, tuple(plan_items(part.segments))) for part in layout.parts)
+    return tuple(PlannedPart(p.name, tuple(plan_items(p.segments))) for p in conversation_parts(layout))
 
 
 def pop_label(items: list[Item]) -> str:
@@ -79,7 +88,7 @@ def pop_label(items: list[Item]) -> str:
 def fixed_plan(layout: PromptLayout) -> Plan:
     parts: list[PlannedPart] = []
     moved: list[Item] = []
-    for part in layout.parts:
+    for part in conversation_parts(layout):
         items: list[Item] = []
         for item in plan_items(part.segments):
             if isinstance(item, Slot) and part.name != "final_user" and is_movable(item.hole):
@@ -100,12 +109,16 @@ def fixed_plan(layout: PromptLayout) -> Plan:
     return tuple(parts)
 
 
+def short(expression: str, limit: int = 48) -> str:
+    return expression if len(expression) <= limit else expression[: limit - 3] + "..."
+
+
 def fixed_layout_notes(layout: PromptLayout) -> tuple[str, ...]:
     """What the fixed layout changed, in words, for the report."""
     holes = [(p.name, s) for p in layout.parts for s in p.segments if isinstance(s, Hole)]
-    moved = [f"{h.expression} ({h.category})" for name, h in holes
+    moved = [f"{short(h.expression)} ({h.category})" for name, h in holes
              if name != "final_user" and is_movable(h)]
-    ordered = [h.expression for _, h in holes if h.volatility is Volatility.ORDER_UNSTABLE]
+    ordered = [short(h.expression) for _, h in holes if h.volatility is Volatility.ORDER_UNSTABLE]
     notes = []
     if moved:
         notes.append("fix moves to the final user turn: " + ", ".join(moved))

@@ -5,11 +5,14 @@
     {"version": 1, "backend", "model", "block_size", "tokenizer", "note",
      "call_sites": [{"path", "line", "api", "requests",
                      "current": LAYOUT, "fixed": LAYOUT | null,
-                     "predicted": {"cached_tokens", "fixed_cached_tokens", "matches_measured"},
+                     "predicted": {"cached_tokens", "fixed_cached_tokens", "matches_measured",
+                                   "cached_tokens_per_request", "fixed_cached_tokens_per_request"},
+                     "tokens_match": true | false | null,
                      "notes": [...]}]}
     LAYOUT = {"hit_rate", "cached_tokens", "prompt_tokens", "max_hit_rate", "ttft_ms_p50", "ttft_ms_p95",
               "ttft_ms_cold", "ttft_ms_warm_p50", "ttft_ms_warm_p95",
-              "cached_tokens_per_request", "prompt_tokens_per_request", "server_counters"}
+              "cached_tokens_per_request", "prompt_tokens_per_request", "ttft_ms_per_request",
+              "server_counters"}
 
 Hit rates are fractions 0..1 (cached / prompt tokens over all requests of the run); TTFT is in
 milliseconds and null where the backend cannot time (the simulator). "cold" is the first request
@@ -113,8 +116,19 @@ class LayoutStats:
             "ttft_ms_warm_p95": rounded(self.ttft(0.95, warm_only=True)),
             "cached_tokens_per_request": list(self.cached_per_request),
             "prompt_tokens_per_request": list(self.prompt_per_request),
+            "ttft_ms_per_request": [round(t, 3) for t in self.ttft_ms] or None,
             "server_counters": self.server_counters,
         }
+
+    @staticmethod
+    def from_json(data: dict[str, Any], block_size: int) -> LayoutStats:
+        return LayoutStats(
+            prompt_per_request=tuple(data["prompt_tokens_per_request"]),
+            cached_per_request=tuple(data["cached_tokens_per_request"]),
+            ttft_ms=tuple(data.get("ttft_ms_per_request") or ()),
+            block_size=block_size,
+            server_counters=data.get("server_counters"),
+        )
 
 
 @dataclass(frozen=True)
@@ -152,10 +166,28 @@ class SiteResult:
                 "cached_tokens": sum(self.predicted_current),
                 "fixed_cached_tokens": None if self.predicted_fixed is None else sum(self.predicted_fixed),
                 "matches_measured": self.prediction_matches,
+                "cached_tokens_per_request": list(self.predicted_current),
+                "fixed_cached_tokens_per_request": None if self.predicted_fixed is None else list(self.predicted_fixed),
             },
             "tokens_match": self.tokens_match,
             "notes": list(self.notes),
         }
+
+    @staticmethod
+    def from_json(data: dict[str, Any], block_size: int) -> SiteResult:
+        predicted = data["predicted"]
+        fixed_predicted = predicted.get("fixed_cached_tokens_per_request")
+        return SiteResult(
+            path=data["path"],
+            line=data["line"],
+            api=data["api"],
+            notes=tuple(data.get("notes", ())),
+            current=LayoutStats.from_json(data["current"], block_size),
+            fixed=LayoutStats.from_json(data["fixed"], block_size) if data.get("fixed") else None,
+            predicted_current=tuple(predicted["cached_tokens_per_request"]),
+            predicted_fixed=None if fixed_predicted is None else tuple(fixed_predicted),
+            tokens_match=data.get("tokens_match"),
+        )
 
 
 @dataclass(frozen=True)
@@ -173,6 +205,15 @@ class VerifyReport:
             "note": self.engine.note,
             "call_sites": [site.to_json() for site in self.sites],
         }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> VerifyReport:
+        """A saved ``--format json`` report, to render it again (text, chart) without replaying."""
+        if data.get("version") != JSON_VERSION:
+            raise ValueError(f"not a version {JSON_VERSION} verify report")
+        block = int(data["block_size"])
+        engine = EngineInfo(data["backend"], data["model"], block, data.get("tokenizer", ""), data.get("note", ""))
+        return VerifyReport(engine, tuple(SiteResult.from_json(s, block) for s in data["call_sites"]))
 
 
 def site_result(

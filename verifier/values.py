@@ -30,7 +30,7 @@ SYNTHETIC_HISTORY: tuple[dict[str, str], ...] = (
 
 _ITEMS = ("search_docs", "get_weather", "create_ticket", "lookup_order", "send_email",
           "calendar_events", "translate_text", "currency_rates")
-_QUESTION = "Can you help me change the delivery address of my latest order?"
+LATEST_QUESTION = "Can you help me change the delivery address of my latest order?"
 _DOCUMENT = ("Orders can be changed free of charge until they leave the warehouse. After that, "
              "customers can ask the carrier to redirect the parcel from the tracking page.")
 _NAMES = ("Ada", "Grace", "Linus", "Margaret", "Alan", "Barbara", "Ken", "Frances")
@@ -112,7 +112,7 @@ class HoleFiller:
         if hole.volatility is Volatility.PER_PROCESS:
             return "worker-1 (pid 4242)"
         if any(word in name for word in ("question", "query", "message", "input", "prompt", "text")):
-            return _QUESTION
+            return LATEST_QUESTION
         if any(word in name for word in ("doc", "context", "knowledge", "article", "snippet", "body")):
             return _DOCUMENT
         if any(word in name for word in ("subject", "title", "topic")):

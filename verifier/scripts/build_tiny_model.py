@@ -1,6 +1,8 @@
 """Build a small random-weight Llama model with a byte-level BPE tokenizer and a chat template.
 
     python verifier/scripts/build_tiny_model.py OUT_DIR [--hidden 512 --layers 4 --vocab 4096]
+    python verifier/scripts/build_tiny_model.py OUT_DIR --hidden 2048 --layers 24 --heads 16 \
+        --device cuda --dtype bfloat16          # ~1.3B parameters, for a GPU
 
 No model hub is needed: the tokenizer is trained on a corpus generated here from a fixed seed, so
 two builds with the same options give the same tokenizer (and so the same token counts, which the
@@ -88,7 +90,8 @@ def train_tokenizer(vocab_size: int):  # -> transformers.PreTrainedTokenizerFast
     )
 
 
-def build_model(vocab_size: int, hidden: int, layers: int, heads: int, eos_id: int, bos_id: int):
+def build_model(vocab_size: int, hidden: int, layers: int, heads: int, eos_id: int, bos_id: int,
+                device: str = "cpu", dtype: str = "float32"):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -106,13 +109,18 @@ def build_model(vocab_size: int, hidden: int, layers: int, heads: int, eos_id: i
         pad_token_id=bos_id,
         tie_word_embeddings=False,
     )
-    return LlamaForCausalLM(config)
+    # Initializing a billion random weights takes minutes on a CPU and seconds on a GPU.
+    with torch.device(device):
+        model = LlamaForCausalLM(config)
+    return model.to(dtype=getattr(torch, dtype))
 
 
-def build(out_dir: Path, hidden: int = 512, layers: int = 4, heads: int = 8, vocab: int = 4096) -> Path:
+def build(out_dir: Path, hidden: int = 512, layers: int = 4, heads: int = 8, vocab: int = 4096,
+          device: str = "cpu", dtype: str = "float32") -> Path:
     tokenizer = train_tokenizer(vocab)
     model = build_model(
-        len(tokenizer), hidden, layers, heads, tokenizer.eos_token_id, tokenizer.bos_token_id
+        len(tokenizer), hidden, layers, heads, tokenizer.eos_token_id, tokenizer.bos_token_id,
+        device, dtype,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     tokenizer.save_pretrained(out_dir)
@@ -127,10 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--heads", type=int, default=8)
     parser.add_argument("--vocab", type=int, default=4096)
+    parser.add_argument("--device", default="cpu", help="where to initialize the weights (cuda: fast)")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
-        build(args.out_dir, args.hidden, args.layers, args.heads, args.vocab)
+        build(args.out_dir, args.hidden, args.layers, args.heads, args.vocab, args.device, args.dtype)
     except ImportError as exc:
         print(f"build_tiny_model: needs tokenizers, transformers and torch ({exc}); run it with "
               "the verifier's environment, e.g. .venv-verify/bin/python", file=sys.stderr)
