@@ -34,6 +34,7 @@ app = typer.Typer(
 COMMAND_MODULES: list[str] = [
     "promptlint.cli_rules",
     "promptlint.cli_cost",
+    "promptlint.cli_report",
 ]
 
 
@@ -80,7 +81,7 @@ def split_codes(values: Optional[list[str]]) -> list[str]:
 def check(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or folders (default: .)")] = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help="text | json | sarif | github | markdown")
+        str, typer.Option("--format", "-f", help="text | json | sarif | github | markdown | html")
     ] = "text",
     select: Annotated[Optional[list[str]], typer.Option(help="Rule codes or prefixes to run")] = None,
     ignore: Annotated[Optional[list[str]], typer.Option(help="Rule codes or prefixes to skip")] = None,
@@ -91,15 +92,32 @@ def check(
     config_file: Annotated[Optional[Path], typer.Option("--config", help="Config file")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to a file")] = None,
+    diff: Annotated[
+        Optional[str], typer.Option("--diff", metavar="REF", help="Only findings on lines changed since REF (git)")
+    ] = None,
+    baseline: Annotated[
+        Optional[Path], typer.Option("--baseline", help="Hide the findings recorded in this baseline file")
+    ] = None,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply safe fixes, then report what is left")] = False,
+    unsafe_fixes: Annotated[
+        bool, typer.Option("--unsafe-fixes", help="With --fix or --show-fixes: also fixes that change prompt text")
+    ] = False,
+    show_fixes: Annotated[
+        bool, typer.Option("--show-fixes", help="Print the fixes as a unified diff; write nothing")
+    ] = False,
 ) -> None:
     """Analyze Python code and prompt templates; report cache-busting prompt layouts."""
-    from promptlint.engine import analyze
+    from promptlint.baseline import BaselineError
+    from promptlint.gitdiff import GitError
+    from promptlint.pipeline import CheckOptions, run_check
     from promptlint.reporters import render
 
     targets = paths or [Path(".")]
     missing = [str(p) for p in targets if not p.exists()]
     if missing:
         raise fail(f"no such file or folder: {', '.join(missing)}")
+    options = CheckOptions(diff_ref=diff, baseline=baseline, fix=fix and not show_fixes,
+                           unsafe_fixes=unsafe_fixes, show_fixes=show_fixes)
     try:
         config = resolve_config(
             targets,
@@ -107,14 +125,20 @@ def check(
             {"select": split_codes(select), "ignore": split_codes(ignore), "fail-on": fail_on,
              "show-info": show_info or None, "cache-dir": "" if no_cache else None},
         )
-        result = analyze(targets, config)
-        text = render(output_format, result, config)
-    except ConfigError as exc:
+        outcome = run_check(targets, config, options, Path.cwd())
+        text = render(output_format, outcome.result, config) if not show_fixes else ""
+    except (ConfigError, BaselineError, GitError) as exc:
         raise fail(str(exc)) from None
     except KeyError as exc:
         raise fail(f"unknown format {exc}") from None
+    for note in outcome.notes:
+        typer.echo(f"promptlint: {note}", err=True)
+    if show_fixes:
+        preview = outcome.fixes.diff() if outcome.fixes else ""
+        emit(preview, output)
+        raise typer.Exit(EXIT_FINDINGS if preview else EXIT_OK)
     emit(text, output)
-    raise typer.Exit(exit_code(result, config.fail_on))
+    raise typer.Exit(exit_code(outcome.result, config.fail_on))
 
 
 def emit(text: str, output: Optional[Path]) -> None:

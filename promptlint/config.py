@@ -89,6 +89,21 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def project_root(folder: Path) -> Path:
+    """The project a single file belongs to: the nearest folder upwards with a project marker.
+
+    Used when files are named one by one (pre-commit, editors) and no configuration exists: the
+    analysis must still see the whole project, since a value can come from another module.
+    """
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in PROJECT_MARKERS):
+            return candidate
+    return folder
+
+
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
@@ -101,7 +116,7 @@ def load_config(start: Path, config_file: Path | None = None) -> Config:
     path = config_file or find_config(start)
     if path is None:
         root = start.resolve()
-        return Config(root=root.parent if root.is_file() else root)
+        return Config(root=project_root(root.parent) if root.is_file() else root)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

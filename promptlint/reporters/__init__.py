@@ -14,6 +14,10 @@ Renderer = Callable[[AnalysisResult, Config], str]
 FORMATS: dict[str, str] = {
     "text": "promptlint.reporters.text:render_text",
     "json": "promptlint.reporters.json_report:render_json",
+    "sarif": "promptlint.reporters.sarif:render_sarif",
+    "github": "promptlint.reporters.github:render_github",
+    "markdown": "promptlint.reporters.markdown:render_markdown",
+    "html": "promptlint.reporters.html:render_html",
 }
 
 

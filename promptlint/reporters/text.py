@@ -60,7 +60,8 @@ def render_finding(console: Console, finding: Finding) -> None:
         console.print(f"   [dim]via[/]      {escape(related.location.short())}  {escape(related.message)}")
     call = finding.call_site
     model = f" model={call.model}" if call.model else ""
-    console.print(f"   [dim]reaches[/]  {escape(call.location.short())}  {escape(call.api)}{escape(model)}")
+    if call.api:  # findings about comments (PC900) reach no call
+        console.print(f"   [dim]reaches[/]  {escape(call.location.short())}  {escape(call.api)}{escape(model)}")
     if finding.estimate is not None:
         console.print(f"   [dim]cost[/]     {escape(estimate_line(finding))}")
     if finding.hint:

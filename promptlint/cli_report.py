@@ -1,0 +1,72 @@
+"""`promptlint report` writes the HTML codebase report; `promptlint baseline` records findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+DEFAULT_REPORT = Path("promptlint-report.html")
+DEFAULT_BASELINE = Path("promptlint-baseline.json")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)
+    app.command("baseline")(baseline)
+
+
+PathsArgument = Annotated[Optional[list[Path]], typer.Argument(help="Files or folders (default: .)")]
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Config file")]
+
+
+def report(
+    paths: PathsArgument = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="HTML file to write")] = DEFAULT_REPORT,
+    show_info: Annotated[bool, typer.Option("--show-info", help="Also show info findings")] = False,
+    baseline_file: Annotated[
+        Optional[Path], typer.Option("--baseline", help="Hide the findings recorded in this baseline file")
+    ] = None,
+    config_file: ConfigOption = None,
+) -> None:
+    """Write one self-contained HTML report: findings by rule, module and call site, cost per provider."""
+    from promptlint.reporters.html import write_report
+
+    targets, config, result = _analyze(paths, config_file, {"show-info": show_info or None}, baseline_file)
+    write_report(result, config, output)
+    typer.echo(f"promptlint: wrote {output} ({len(result.findings)} findings)", err=True)
+
+
+def baseline(
+    paths: PathsArgument = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Baseline file to write")] = DEFAULT_BASELINE,
+    config_file: ConfigOption = None,
+) -> None:
+    """Record the current findings, so `check --baseline FILE` reports only new ones."""
+    from promptlint.baseline import write_baseline
+
+    _, _, result = _analyze(paths, config_file, {}, None)
+    count = write_baseline(result, output, Path.cwd())
+    typer.echo(f"promptlint: wrote {output} with {count} finding{'s' if count != 1 else ''}; "
+               f"use `promptlint check --baseline {output}`", err=True)
+
+
+def _analyze(paths: Optional[list[Path]], config_file: Optional[Path], overrides: dict[str, object],
+             baseline_file: Optional[Path]):  # type: ignore[no-untyped-def]
+    from promptlint.baseline import BaselineError
+    from promptlint.cli import fail, resolve_config
+    from promptlint.config import ConfigError
+    from promptlint.pipeline import analyze_for_report, apply_baseline_stage
+
+    targets = paths or [Path(".")]
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        raise fail(f"no such file or folder: {', '.join(missing)}")
+    try:
+        config = resolve_config(targets, config_file, overrides)
+        result = analyze_for_report(targets, config, Path.cwd())
+        if baseline_file is not None:
+            result, _ = apply_baseline_stage(result, baseline_file, Path.cwd())
+    except (ConfigError, BaselineError) as exc:
+        raise fail(str(exc)) from None
+    return targets, config, result

@@ -1,0 +1,113 @@
+"""Inline suppressions through the real CLI: promptlint/noqa comments, unused and unknown codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.checks import RULES_BY_CODE
+from promptlint.suppressions import parse_directives
+from tests.conftest import write_tree
+from tests.integration_helpers import CLOCK_BUST, rules_found
+
+LINE = '    system = f"Current time: {datetime.now()}\\n" + POLICY'
+
+
+def with_comment(comment: str) -> str:
+    return CLOCK_BUST.replace(LINE, f"{LINE}  {comment}")
+
+
+def test_unsuppressed_example_is_found(tmp_path: Path) -> None:
+    write_tree(tmp_path, CLOCK_BUST)
+    assert rules_found(tmp_path) == ["PC001"]
+
+
+def test_promptlint_ignore_with_code_suppresses(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("# promptlint: ignore[PC001]"))
+    assert rules_found(tmp_path) == []
+
+
+def test_rule_name_works_like_its_code(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("# promptlint: ignore[volatile-before-stable]"))
+    assert rules_found(tmp_path) == []
+
+
+def test_noqa_with_our_code_suppresses_and_other_codes_are_left_alone(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("# noqa: E501, PC001"))
+    assert rules_found(tmp_path) == []
+
+
+def test_bare_noqa_does_not_suppress(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("# noqa"))
+    assert rules_found(tmp_path) == ["PC001"]
+
+
+def test_blanket_promptlint_ignore_suppresses_every_rule(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("# promptlint: ignore"))
+    assert rules_found(tmp_path) == []
+
+
+def test_suppression_at_the_line_where_the_value_is_born(tmp_path: Path) -> None:
+    source = CLOCK_BUST.replace(LINE, '    now = datetime.now()  # promptlint: ignore[PC001]\n'
+                                      '    system = f"Current time: {now}\\n" + POLICY')
+    write_tree(tmp_path, source)
+    assert rules_found(tmp_path) == []
+
+
+def test_wrong_code_does_not_suppress_and_is_reported_unused(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("# promptlint: ignore[PC002]"))
+    assert sorted(rules_found(tmp_path)) == ["PC001", "PC900"]
+
+
+def test_unknown_code_suppresses_nothing_and_is_reported(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("# noqa: PC999"))
+    found = rules_found(tmp_path)
+    assert sorted(found) == ["PC001", "PC900"]
+
+
+def test_unused_suppression_is_reported_with_its_location(tmp_path: Path) -> None:
+    source = 'SYSTEM = "You are a careful assistant."  # promptlint: ignore[PC001]\n'
+    write_tree(tmp_path, source)
+    from tests.integration_helpers import check_json
+
+    code, report = check_json(tmp_path)
+    assert code == 1
+    [finding] = report["findings"]
+    assert (finding["rule"], finding["line"], finding["column"]) == ("PC900", 1, 44)
+    assert "unused suppression of `PC001`" in finding["message"]
+
+
+def test_unused_suppression_of_an_unselected_rule_is_not_reported(tmp_path: Path) -> None:
+    write_tree(tmp_path, 'SYSTEM = "x"  # promptlint: ignore[PC001]\n')
+    assert rules_found(tmp_path, "--select", "PC002,PC900") == []
+
+
+def test_pc900_can_be_ignored_and_suppressed(tmp_path: Path) -> None:
+    write_tree(tmp_path, 'SYSTEM = "x"  # promptlint: ignore[PC001]\nOTHER = "y"  # promptlint: ignore[PC001, PC900]\n')
+    assert rules_found(tmp_path, "--ignore", "PC900") == []
+    assert [f for f in rules_found(tmp_path)] == ["PC900"]  # only the first line
+
+
+def test_suppression_inside_a_string_is_not_a_comment(tmp_path: Path) -> None:
+    write_tree(tmp_path, with_comment("").replace("+ POLICY", '+ "# promptlint: ignore[PC001]" + POLICY'))
+    assert "PC001" in rules_found(tmp_path)
+
+
+def test_directives_in_templates_are_lines_not_tokens(tmp_path: Path) -> None:
+    path = tmp_path / "system.j2"
+    directives = parse_directives(path, "Hello {{ now }} {# promptlint: ignore[PC001] #}\n")
+    assert [(d.line, d.codes) for d in directives] == [(1, ("PC001",))]
+
+
+def test_pc900_follows_the_rule_conventions() -> None:
+    rule = RULES_BY_CODE["PC900"]
+    assert rule.name == "unused-suppression" and rule.VALID and rule.INVALID
+
+
+def test_pc900_examples_through_the_pipeline(tmp_path: Path) -> None:
+    rule = RULES_BY_CODE["PC900"]
+    for index, example in enumerate(rule.VALID):
+        folder = write_tree(tmp_path / f"valid{index}", example)
+        assert "PC900" not in rules_found(folder)
+    for index, example in enumerate(rule.INVALID):
+        folder = write_tree(tmp_path / f"invalid{index}", example)
+        assert "PC900" in rules_found(folder)
