@@ -908,6 +908,8 @@ class Evaluator:
 
     def instantiate(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                     node: ast.Call | None) -> Value:
+        if _subclasses_dict(info) and "__init__" not in info.methods:
+            return templates.call_function(self, "dict", args, kwargs, frame, node) or Mapping(())
         instance = Instance(info)
         init = None
         for klass in self.mro(info):
@@ -1032,7 +1034,8 @@ class Evaluator:
         assumption = None
         if volatility is Volatility.UNKNOWN:
             return unknown(qualname, where)
-        if frame.import_time and volatility is not Volatility.PER_PROCESS:
+        if frame.import_time and volatility is not Volatility.PER_PROCESS and not source.via_next:
+            # (a counter object made at import still yields a new value on every next())
             volatility = Volatility.PER_PROCESS
             assumption = "evaluated once at import time"
         if qualname == "time.strftime" and args:
@@ -1132,6 +1135,11 @@ def _dotted(node: ast.AST) -> str | None:
         parts.insert(0, node.id)
         return ".".join(parts)
     return None
+
+
+def _subclasses_dict(info: ClassInfo) -> bool:
+    return any(_dotted(base) in ("dict", "collections.UserDict", "UserDict", "OrderedDict",
+                                 "collections.OrderedDict", "defaultdict") for base in info.bases)
 
 
 def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
