@@ -21,6 +21,7 @@ from promptlint.config import Config, ConfigError, apply_settings, load_config
 from promptlint.model import AnalysisResult, Severity
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+FORMATS_SHOWING_FIXES = ("sarif", "markdown", "html")
 
 app = typer.Typer(
     name="promptlint",
@@ -117,7 +118,8 @@ def check(
     if missing:
         raise fail(f"no such file or folder: {', '.join(missing)}")
     options = CheckOptions(diff_ref=diff, baseline=baseline, fix=fix and not show_fixes,
-                           unsafe_fixes=unsafe_fixes, show_fixes=show_fixes)
+                           unsafe_fixes=unsafe_fixes, show_fixes=show_fixes,
+                           attach_fixes=output_format in FORMATS_SHOWING_FIXES)
     try:
         config = resolve_config(
             targets,

@@ -24,6 +24,7 @@ class CheckOptions:
     fix: bool = False  # write safe fixes
     unsafe_fixes: bool = False  # with fix/show_fixes: also the unsafe ones
     show_fixes: bool = False  # compute the fixes and return their diff; write nothing
+    attach_fixes: bool = True  # put fixes on findings for reporters that show them (SARIF, HTML)
 
 
 @dataclass
@@ -78,7 +79,8 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
         if diff.hidden:
             notes.append(f"{diff.hidden} finding{'s' if diff.hidden != 1 else ''} on lines not changed "
                          f"since {options.diff_ref} ({diff.base[:12]}) not shown")
-    result = attach_fixes(result, cwd)
+    if options.attach_fixes or options.fix or options.show_fixes:
+        result = attach_fixes(result, cwd)  # libcst parses: skipped when nothing shows fixes
     stats["fixable"] = float(sum(1 for f in result.findings if f.fix is not None and f.fix.safe))
     result = replace(result, stats=stats)
     fixes = plan_fixes(result, config.root, cwd, options.unsafe_fixes, targets) \
