@@ -46,6 +46,7 @@ def verify(
     concurrency: Annotated[int, typer.Option(help="openai: requests in flight")] = 1,
     served_model: Annotated[Optional[str], typer.Option(help="openai: model name to request")] = None,
     engine_python: Annotated[Optional[str], typer.Option(help="vllm: python of the engine's environment")] = None,
+    max_model_len: Annotated[Optional[int], typer.Option(help="vllm: context length to allocate for (long-context models on CPU)")] = None,
     samples: Annotated[bool, typer.Option("--samples", help="Also verify two built-in sample layouts")] = False,
     from_report: Annotated[Optional[Path], typer.Option(help="Render a saved --format json report again, without replaying")] = None,
     min_severity: Annotated[str, typer.Option(help="Verify calls with findings at or above: info | warning | error")] = "warning",
@@ -71,6 +72,7 @@ def verify(
     options = VerifyOptions(
         backend=backend, model=model, block_size=block_size, endpoints=tuple(endpoint or ()),
         concurrency=concurrency, served_model=served_model, engine_python=engine_python,
+        max_model_len=max_model_len,
     )
     report = run_verify(sites, options)
     write_outputs(report, output_format, chart, output)

@@ -9,11 +9,13 @@ The verifier reuses the analyzer's layouts; it never re-analyzes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from promptlint.model import AnalysisResult, Severity
-from verifier.backends import Measured, NullProgress, Progress, SimulateBackend, VllmBackend, predict
+from verifier.backends import (
+    Backend, Measured, NullProgress, Progress, SimulateBackend, VllmBackend, predict,
+)
 from verifier.chat import ChatTokenizer, load_chat_tokenizer
 from verifier.records import RunMeasurement, SiteRequests
 from verifier.render import render_site
@@ -32,7 +34,7 @@ class VerifyOptions:
     concurrency: int = 1
     served_model: str | None = None  # openai: the model name to request (default: the first listed)
     engine_python: str | None = None  # vllm: the interpreter of the engine's environment
-    max_model_len: int | None = None
+    max_model_len: int | None = None  # vllm: cap a real model's context so its KV cache fits
 
 
 def sites_from_analysis(
@@ -54,7 +56,7 @@ def sites_from_analysis(
     return [render_site(layout, requests, seed) for layout in layouts]
 
 
-def make_backend(options: VerifyOptions, tokenizer: ChatTokenizer):  # -> backend with .measure()
+def make_backend(options: VerifyOptions, tokenizer: ChatTokenizer) -> Backend:
     if options.backend == "simulate":
         label = str(options.model) if options.model else "default tokenizer (no model)"
         return SimulateBackend(tokenizer, options.block_size or GPU_DEFAULT_BLOCK_SIZE, label)
@@ -83,7 +85,7 @@ def verify(sites: Sequence[SiteRequests], options: VerifyOptions,
         progress.phase("predicting with the simulator")
         predicted = predict(sites, tokenizer, engine.block_size, max(1, len(options.endpoints)))
     if not engine.tokenizer:
-        engine = type(engine)(engine.backend, engine.model, engine.block_size, tokenizer.name, engine.note)
+        engine = replace(engine, tokenizer=tokenizer.name)
     results = []
     for index, site in enumerate(sites):
         names = list(site.runs())

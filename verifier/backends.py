@@ -8,13 +8,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -50,6 +51,10 @@ class NullProgress:
 class Measured:
     engine: EngineInfo
     runs: dict[RunKey, RunMeasurement]
+
+
+class Backend(Protocol):
+    def measure(self, sites: Sequence[SiteRequests], progress: Progress) -> Measured: ...
 
 
 def run_list(sites: Sequence[SiteRequests]) -> list[tuple[RunKey, tuple[ChatRequest, ...]]]:
@@ -130,8 +135,7 @@ class VllmBackend:
             "model": str(self.model.resolve()),
             "block_size": self.block_size,
             "max_model_len": self.max_model_len,
-            "runs": [{"key": list(key), "requests": [r.to_json() for r in requests]}
-                     for key, requests in run_list(sites)],
+            "runs": [{"requests": [r.to_json() for r in requests]} for _, requests in run_list(sites)],
         }
 
     def measure(self, sites: Sequence[SiteRequests], progress: Progress) -> Measured:
@@ -173,7 +177,8 @@ class VllmBackend:
             elif kind == "error":
                 raise BackendError(f"vLLM failed: {message['message']}\n{log_tail(log)}")
             elif kind == "done":
-                process.wait(timeout=120)  # let vLLM shut its engine down cleanly
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=120)  # let vLLM shut its engine down cleanly
                 engine = EngineInfo("vllm", str(self.model), int(facts["block_size"]),
                                     f"{self.model} (vLLM's own chat template)",
                                     f"vLLM {facts['vllm_version']} on {facts['device']}")
@@ -181,7 +186,7 @@ class VllmBackend:
         raise BackendError(f"the vLLM worker stopped early (exit {process.wait()})\n{log_tail(log)}")
 
 
-def read_messages(stream: IO[str]):  # -> Iterator[dict[str, Any]]
+def read_messages(stream: IO[str]) -> Iterator[dict[str, Any]]:
     for line in stream:
         line = line.strip()
         if line.startswith("{"):
@@ -190,4 +195,4 @@ def read_messages(stream: IO[str]):  # -> Iterator[dict[str, Any]]
 
 def log_tail(log: Path, lines: int = 25) -> str:
     text = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    return f"last lines of the engine log ({log}):\n" + "\n".join(text[-lines:])
+    return "last lines of the engine's log:\n" + "\n".join(text[-lines:])

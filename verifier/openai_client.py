@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.backends import BackendError, Measured, Progress, RunKey, run_list
-from verifier.records import ChatRequest, EngineInfo, RequestMeasurement, RunMeasurement, SiteRequests
+from verifier.records import (
+    WARM_UP_MESSAGES, ChatRequest, EngineInfo, RequestMeasurement, RunMeasurement, SiteRequests,
+)
 
 TIMEOUT_S = 300
 COUNTERS = ("vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total",
@@ -180,6 +182,12 @@ class OpenAIBackend:
         self.notes.append("block size not exposed by the server: predictions assume 16")
         return 16
 
+    def warm_up(self, model: str) -> None:
+        request = ChatRequest(WARM_UP_MESSAGES)
+        for endpoint in self.endpoints:
+            for _ in range(2):
+                stream_one(endpoint, request, model, uuid.uuid4().hex)
+
     def run(self, requests: Sequence[ChatRequest], model: str, key: RunKey, progress: Progress) -> RunMeasurement:
         for endpoint in self.endpoints:
             endpoint.reset()
@@ -201,6 +209,7 @@ class OpenAIBackend:
     def measure(self, sites: Sequence[SiteRequests], progress: Progress) -> Measured:
         model = self.served_model or self.endpoints[0].model_id()
         block_size = self.engine_block_size()
+        self.warm_up(model)
         progress.phase(f"replaying on {len(self.endpoints)} endpoint(s), concurrency {self.concurrency}")
         runs = {key: self.run(requests, model, key, progress) for key, requests in run_list(sites)}
         if not any(r.cached_tokens for run in runs.values() for r in run.requests):

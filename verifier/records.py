@@ -11,6 +11,12 @@ from typing import Any
 
 Message = dict[str, Any]  # one OpenAI chat message: {"role": ..., "content": ...}
 
+# Sent before measuring, on every backend that times: an engine's first requests pay one-off costs
+# (allocations, kernel selection) that must not land in the first cold figure.
+WARM_UP_MESSAGES: tuple[Message, ...] = (
+    {"role": "user", "content": " ".join(f"warm-up filler sentence number {i}." for i in range(150))},
+)
+
 
 @dataclass(frozen=True)
 class ChatRequest:

@@ -9,7 +9,8 @@
                                    "cached_tokens_per_request", "fixed_cached_tokens_per_request"},
                      "tokens_match": true | false | null,
                      "notes": [...]}]}
-    LAYOUT = {"hit_rate", "cached_tokens", "prompt_tokens", "max_hit_rate", "ttft_ms_p50", "ttft_ms_p95",
+    LAYOUT = {"hit_rate", "cached_tokens", "prompt_tokens", "max_hit_rate", "max_cached_tokens",
+              "ttft_ms_p50", "ttft_ms_p95",
               "ttft_ms_cold", "ttft_ms_warm_p50", "ttft_ms_warm_p95",
               "cached_tokens_per_request", "prompt_tokens_per_request", "ttft_ms_per_request",
               "server_counters"}
@@ -109,6 +110,7 @@ class LayoutStats:
             "cached_tokens": self.cached_tokens,
             "prompt_tokens": self.prompt_tokens,
             "max_hit_rate": round(self.max_hit_rate, 4),
+            "max_cached_tokens": self.max_cached_tokens,
             "ttft_ms_p50": rounded(self.ttft(0.5)),
             "ttft_ms_p95": rounded(self.ttft(0.95)),
             "ttft_ms_cold": rounded(self.ttft_cold),

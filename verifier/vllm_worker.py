@@ -17,10 +17,9 @@ import sys
 import time
 from typing import Any, Callable
 
-from verifier.records import ChatRequest, RequestMeasurement, RunMeasurement
+from verifier.records import WARM_UP_MESSAGES, ChatRequest, RequestMeasurement, RunMeasurement
 
 Send = Callable[[dict[str, Any]], None]
-WARM_UP_TEXT = " ".join(f"warm-up filler sentence number {i}." for i in range(150))
 
 
 def start_engine(job: dict[str, Any]) -> Any:
@@ -86,11 +85,8 @@ def serve(llm: Any, request: ChatRequest, params: Any) -> RequestMeasurement:
 
 
 def warm_up(llm: Any, params: Any) -> None:
-    """First calls pay one-off costs (allocations, kernels): keep them out of the cold figure."""
-    long_prompt = [{"role": "user", "content": WARM_UP_TEXT}]
     for _ in range(2):
-        llm.chat(long_prompt, params, use_tqdm=False)
-    llm.chat([{"role": "user", "content": "warm-up"}], params, use_tqdm=False)
+        llm.chat([dict(m) for m in WARM_UP_MESSAGES], params, use_tqdm=False)
 
 
 def reset_cache(llm: Any) -> None:
