@@ -35,6 +35,7 @@ app = typer.Typer(
 COMMAND_MODULES: list[str] = [
     "promptlint.cli_rules",
     "promptlint.cli_cost",
+    "promptlint.cli_verify",
     "promptlint.cli_report",
 ]
 

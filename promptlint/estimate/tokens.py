@@ -57,7 +57,9 @@ class TokenCounter:
 def load_counter(spec: str | None = None, root: Path | None = None) -> TokenCounter:
     """The counter for ``spec``: None or a bundled name, or a path (absolute, or relative to
     ``root``) to a ``tokenizer.json`` (``.json.gz`` too) or a folder that holds one."""
-    return _load_counter(spec or DEFAULT_TOKENIZER, (root or Path(".")).resolve())
+    spec = spec or DEFAULT_TOKENIZER
+    # A bundled tokenizer does not depend on the project: one load per process, whatever the root.
+    return _load_counter(spec, Path("/") if spec in BUNDLED else (root or Path(".")).resolve())
 
 
 @lru_cache(maxsize=8)
