@@ -9,10 +9,15 @@ keeping formatting matters.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from promptlint.model import Location
+
+
+_PARSER_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 class ParseFailure(Exception):
@@ -62,9 +67,42 @@ class ModuleInfo:
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
 
     def snippet(self, node: ast.AST, limit: int = 60) -> str:
-        text = ast.get_source_segment(self.source, node) or type(node).__name__
+        text = self._segment(node, limit) or type(node).__name__
         text = " ".join(text.split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    @cached_property
+    def _parser_lines(self) -> list[str]:
+        # Lines as the parser counts them (\n, \r\n, \r only), split once per module:
+        # ast.get_source_segment re-splits the whole source on every call, which made
+        # snippets of large modules quadratic.
+        return _PARSER_LINE.findall(self.source)
+
+    def _segment(self, node: ast.AST, limit: int) -> str | None:
+        """ast.get_source_segment(self.source, node), stopping once ``limit`` visible
+        characters are collected (a snippet never shows more)."""
+        start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        start_col, end_col = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if start is None or end is None or start_col is None or end_col is None:
+            return None
+        lines = self._parser_lines
+        if not 0 < start <= end <= len(lines):
+            return None
+        if start == end:
+            return lines[start - 1].encode()[start_col:end_col].decode(errors="replace")
+        pieces = [lines[start - 1].encode()[start_col:].decode(errors="replace")]
+        visible = _visible_chars(pieces[0])  # a lower bound of the collapsed snippet's length
+        for number in range(start, end - 1):
+            if visible > limit:
+                return "".join(pieces)
+            pieces.append(lines[number])
+            visible += _visible_chars(lines[number])
+        pieces.append(lines[end - 1].encode()[:end_col].decode(errors="replace"))
+        return "".join(pieces)
+
+
+def _visible_chars(text: str) -> int:
+    return sum(len(word) for word in text.split())
 
 
 def decode_source(data: bytes) -> str:
