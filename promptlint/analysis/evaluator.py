@@ -84,6 +84,9 @@ class Evaluator:
         self.steps = 0
         self._module_globals: dict[str, dict[str, Value]] = {}
         self._running_modules: set[str] = set()
+        self._stored: dict[tuple[int, str], Value] = {}
+        self._llm_loops: dict[int, bool] = {}
+        self._calls: dict[tuple, tuple[Value, dict[str, Value]]] = {}
 
     # --- entry points ------------------------------------------------------------------------
 
@@ -239,9 +242,13 @@ class Evaluator:
 
     def loop_calls_llm(self, loop: ast.AST) -> bool:
         """A loop whose body calls an LLM API method: its counters change between calls."""
-        names = self.knowledge.api_method_names
-        return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names
-                   for n in ast.walk(loop))
+        key = id(loop)
+        if key not in self._llm_loops:
+            names = self.knowledge.api_method_names
+            self._llm_loops[key] = any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names
+                for n in ast.walk(loop))
+        return self._llm_loops[key]
 
     def run_for_items(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> None:
         iterable = self.eval(stmt.iter, frame)
@@ -495,30 +502,31 @@ class Evaluator:
         return None
 
     def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
-        """A ``self.attr = ...`` made in some method: state kept on the object."""
-        for method_name, method in klass.methods.items():
-            for stmt in ast.walk(method):
-                if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                    continue
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if not any(_dotted(t) == f"self.{attr}" for t in targets) or stmt.value is None:
-                    continue
-                if frame.depth >= MAX_DEPTH or id(method) in frame.stack:
-                    return unknown(f"self.{attr}", None)
-                sub = Frame(klass.module, depth=frame.depth + 1, self_value=inst,
-                            qualname=f"{klass.qualname}.{method_name}", stack=(*frame.stack, id(method)))
-                self.bind_params(method, sub, [], {}, inst)
-                value = self.eval(stmt.value, sub)
-                where = klass.module.location(stmt)
-                if isinstance(value, Seq) and _appended_elsewhere(klass, attr):
-                    # A list kept on the object and appended to: earlier calls' items come first.
-                    hole = Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True)
-                    value = Seq((Splice(hole), *value.items), value.order)
-                value = add_step(value, Step(where, f"stored in `self.{attr}`"))
-                return cap_volatility(value, Volatility.PER_SESSION,
-                                      f"stored on the object in `{method_name}`; assuming one object "
-                                      "per conversation")
-        return None
+        """A ``self.attr = ...`` made in some method: state kept on the object (memoized per class)."""
+        key = (id(klass.node), attr)
+        if key in self._stored:
+            return self._stored[key]
+        assignment = _attribute_assignments(klass).get(attr)
+        if assignment is None:
+            return None
+        method_name, method, stmt = assignment
+        if frame.depth >= MAX_DEPTH or id(method) in frame.stack:
+            return unknown(f"self.{attr}", None)
+        self._stored[key] = unknown(f"self.{attr}", None)  # guards recursion through the value itself
+        sub = Frame(klass.module, depth=frame.depth + 1, self_value=inst,
+                    qualname=f"{klass.qualname}.{method_name}", stack=(*frame.stack, id(method)))
+        self.bind_params(method, sub, [], {}, inst)
+        value = self.eval(stmt.value, sub)
+        where = klass.module.location(stmt)
+        if isinstance(value, Seq) and attr in _appended_attributes(klass):
+            # A list kept on the object and appended to: earlier calls' items come first.
+            hole = Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True)
+            value = Seq((Splice(hole), *value.items), value.order)
+        value = add_step(value, Step(where, f"stored in `self.{attr}`"))
+        value = cap_volatility(value, Volatility.PER_SESSION,
+                               f"stored on the object in `{method_name}`; assuming one object per conversation")
+        self._stored[key] = value
+        return value
 
     def mro(self, info: ClassInfo) -> list[ClassInfo]:
         order = [info]
@@ -793,28 +801,34 @@ class Evaluator:
                         func.self_value, func.qualname, stack=(*frame.stack, id(func.node)))
             self.bind_params(func.node, sub, args, kwargs, None)
             return self.eval(func.node.body, sub)
+        shares_self = func.self_value is not None and func.self_value is frame.self_value
+        inherited = {k: v for k, v in frame.locals.items() if k.startswith("self.")} if shares_self else {}
+        key = _call_key(func, frame, args, kwargs, inherited)
+        cached = self._calls.get(key) if key is not None else None
+        if cached is None:
+            cached = self.evaluate_call(func, frame, args, kwargs, inherited)
+            if key is not None:
+                self._calls[key] = cached
+        result, self_updates = cached
+        if where is not None:
+            result = add_step(result, Step(where, f"returned by `{func.qualname.rsplit('.', 1)[-1]}()`"))
+        if shares_self:
+            frame.locals.update(self_updates)  # what a method sets on `self` the caller sees afterwards
+        return result
+
+    def evaluate_call(self, func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],
+                      inherited: dict[str, Value]) -> tuple[Value, dict[str, Value]]:
+        """Evaluate a function body with bound arguments (memoized by the caller on its inputs)."""
         sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
                     func.self_value, func.qualname, stack=(*frame.stack, id(func.node)))
-        if func.self_value is not None and func.self_value is frame.self_value:
-            # The same object: what the caller just set on `self` is what the method reads.
-            sub.locals.update({k: v for k, v in frame.locals.items() if k.startswith("self.")})
+        sub.locals.update(inherited)  # the same object: what the caller set on `self` is read here
         self.bind_params(func.node, sub, args, kwargs, func.self_value)
         self.run_block(func.node.body, sub)
         result = self.pick_return(sub.returns, func)
-        if where is not None:
-            result = add_step(result, Step(where, f"returned by `{func.qualname.rsplit('.', 1)[-1]}()`"))
         if self.is_memoized(func):
             result = cap_volatility(result, Volatility.PER_PROCESS,
                                     f"`{func.qualname}` is memoized: computed once per process")
-        self.write_back_self(sub, func, frame)
-        return result
-
-    def write_back_self(self, sub: Frame, func: FuncVal, frame: Frame) -> None:
-        # Attributes a called method sets on `self` are visible to the caller afterwards.
-        if func.self_value is not None and func.self_value is frame.self_value:
-            for name, value in sub.locals.items():
-                if name.startswith("self."):
-                    frame.locals[name] = value
+        return result, {k: v for k, v in sub.locals.items() if k.startswith("self.")}
 
     def pick_return(self, returns: list[Value], func: FuncVal) -> Value:
         if not returns:
@@ -1151,13 +1165,50 @@ def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
     return fields
 
 
-def _appended_elsewhere(klass: ClassInfo, attr: str) -> bool:
+def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],
+              inherited: dict[str, Value]) -> tuple | None:
+    """Identity of a call's inputs; None when a value cannot be hashed (then it is not memoized)."""
+    key = (id(func.node), id(func.self_value), frame.import_time, tuple(args),
+           tuple(sorted(kwargs.items())), tuple(sorted(inherited.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
+    """``self.x = ...`` assignments of a class, first one per attribute; computed once per class."""
+    cached = klass.__dict__.get("_assignments")
+    if cached is not None:
+        return cached
+    found: dict[str, tuple[str, Any, ast.stmt]] = {}
+    for method_name, method in klass.methods.items():
+        for stmt in ast.walk(method):
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    path = _dotted(target)
+                    if path and path.startswith("self.") and path.count(".") == 1:
+                        found.setdefault(path[5:], (method_name, method, stmt))
+    klass.__dict__["_assignments"] = found
+    return found
+
+
+def _appended_attributes(klass: ClassInfo) -> set[str]:
+    cached = klass.__dict__.get("_appended")
+    if cached is not None:
+        return cached
+    found: set[str] = set()
     for method in klass.methods.values():
         for node in ast.walk(method):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in ("append", "extend", "insert") and _dotted(node.func.value) == f"self.{attr}":
-                return True
-    return False
+                    node.func.attr in ("append", "extend", "insert"):
+                path = _dotted(node.func.value)
+                if path and path.startswith("self.") and path.count(".") == 1:
+                    found.add(path[5:])
+    klass.__dict__["_appended"] = found
+    return found
 
 
 def _is_counter_step(stmt: ast.AugAssign) -> bool:
