@@ -18,6 +18,7 @@ from promptlint.analysis.evaluator import Evaluator, Frame
 from promptlint.analysis.index import ModuleInfo
 from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
+from promptlint.analysis.reach import reaching_functions
 from promptlint.analysis.values import Obj, Value
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -94,22 +95,22 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path])
         layouts.append(layout)
 
     evaluator = Evaluator(project, knowledge, on_sink)
-    for path in entries:
-        module = project.module_at(path)
-        if module is not None:
-            _analyze_module(evaluator, module, project)
+    modules = [m for m in (project.module_at(path) for path in entries) if m is not None]
+    functions, evaluator.reaching_names = reaching_functions(modules, knowledge.api_method_names)
+    by_module: dict[int, list] = {}
+    for node, module, owner in functions:
+        by_module.setdefault(id(module), []).append((node, owner))
+    for module in modules:
+        _analyze_module(evaluator, module, project, by_module.get(id(module), []))
     return layouts
 
 
-def _analyze_module(evaluator: Evaluator, module: ModuleInfo, project: Project) -> None:
+def _analyze_module(evaluator: Evaluator, module: ModuleInfo, project: Project, functions: list) -> None:
     try:
         evaluator.steps = 0
         evaluator.run_module(module)
-        for function in module.functions.values():
-            evaluator.run_function_entry(module, function, None)
-        for info in module.classes.values():
-            for method in info.methods.values():
-                evaluator.run_function_entry(module, method, info)
+        for node, owner in functions:
+            evaluator.run_function_entry(module, node, owner)
     except Exception as exc:  # noqa: BLE001 - one odd module must not stop the analysis
         project.errors.setdefault(module.display, FileError(
             module.display, f"analysis stopped early: {type(exc).__name__}: {exc}"))

@@ -114,6 +114,17 @@ def _parse_api(raw: dict[str, Any], where: str) -> ApiSpec:
         ) from None
 
 
+def _call_suffix(callable_name: str) -> str:
+    """How an LLM call looks at the call site, specific enough for a text-level pre-selection:
+    ``completions.create`` (not every ``.create``), ``generate_content``, ``completion``."""
+    parts = callable_name.split(".")
+    method = parts[-1]
+    if method in ("create", "parse", "stream", "invoke", "ainvoke", "batch", "astream", "count_tokens") \
+            and len(parts) >= 2 and parts[-2] not in ("chat_model", "client"):
+        return f"{parts[-2]}.{method}"
+    return method
+
+
 def load_knowledge(config: Config) -> Knowledge:
     sources_raw, sanitizers_raw, calls_raw = _builtin_tables()
     sources = {k: _parse_source(k, v, "rules/sources.yaml") for k, v in sources_raw["sources"].items()}
@@ -153,5 +164,5 @@ def load_knowledge(config: Config) -> Knowledge:
         apis=apis,
         stable=config.stable,
         trigger_words=tuple(sorted(triggers)),
-        api_method_names=frozenset(name.rsplit(".", 1)[-1] for name in apis) | {"send_message"},
+        api_method_names=frozenset(_call_suffix(name) for name in apis) | {"send_message"},
     )

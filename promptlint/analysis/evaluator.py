@@ -17,6 +17,7 @@ from typing import Any, Callable
 from promptlint.analysis import templates
 from promptlint.analysis.index import ClassInfo, ModuleInfo
 from promptlint.analysis.project import Project
+from promptlint.analysis.reach import called_names
 from promptlint.analysis.values import (
     NONE,
     ClassVal,
@@ -50,9 +51,9 @@ from promptlint.analysis.values import (
 from promptlint.knowledge import Knowledge
 from promptlint.model import CacheBreakpoint, Hole, Literal, Origin, Step, Volatility
 
-MAX_DEPTH = 6
+MAX_DEPTH = 4
 MAX_UNROLL = 24
-STEP_BUDGET = 60_000  # evaluation steps per entry point: a guard against pathological code
+STEP_BUDGET = 20_000  # evaluation steps per entry point: a guard against pathological code
 TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "%s", "%r")
 
 SinkHandler = Callable[["Frame", ast.Call, str, list[Value], dict[str, Value], Value | None], None]
@@ -87,6 +88,10 @@ class Evaluator:
         self._stored: dict[tuple[int, str], Value] = {}
         self._llm_loops: dict[int, bool] = {}
         self._calls: dict[tuple, tuple[Value, dict[str, Value]]] = {}
+        self._guards: dict[int, str | None] = {}
+        self._call_names: dict[int, set[str]] = {}
+        # Names of functions that can reach an LLM call (set by the engine); None: evaluate all.
+        self.reaching_names: frozenset[str] | None = None
 
     # --- entry points ------------------------------------------------------------------------
 
@@ -138,7 +143,8 @@ class Evaluator:
         elif isinstance(stmt, ast.AugAssign):
             self.run_augassign(stmt, frame)
         elif isinstance(stmt, ast.Expr):
-            self.eval(stmt.value, frame)
+            if not self.skippable_statement_call(stmt.value, frame):
+                self.eval(stmt.value, frame)
         elif isinstance(stmt, ast.Return):
             frame.returns.append(self.eval(stmt.value, frame) if stmt.value else NONE)
         elif isinstance(stmt, ast.If) and frame.import_time and _is_main_guard(stmt.test):
@@ -186,7 +192,9 @@ class Evaluator:
     def run_branches(self, stmt: ast.If, frame: Frame) -> None:
         # Both branches run; a value assigned only behind a change-detection guard
         # (`if self._x is None:` / `if key != self._key:`) is stored state, not per-call.
-        guard = _guarded_attribute(stmt.test)
+        if id(stmt) not in self._guards:
+            self._guards[id(stmt)] = _guarded_attribute(stmt.test)
+        guard = self._guards[id(stmt)]
         before = dict(frame.locals)
         self.run_block(stmt.body, frame)
         if guard:
@@ -240,14 +248,32 @@ class Evaluator:
         self.run_block(body, frame)
         self.run_block(body, frame)
 
+    def skippable_statement_call(self, value: ast.expr, frame: Frame) -> bool:
+        """``log(...)`` / ``await self.emit(...)`` as a statement: its result is dropped, so only
+        calls that can reach an LLM call, or that change `self`/arguments we track, matter."""
+        call = value.value if isinstance(value, ast.Await) else value
+        if not isinstance(call, ast.Call) or self.reaching_names is None:
+            return False
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name is None or name in _MUTATORS or self.nested_call_names(call) & self.reaching_names:
+            return False  # (nested calls count: `print(run_turn(...))`)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            return False  # a method may set attributes the caller reads next
+        return not any(isinstance(a, (ast.Name, ast.Attribute)) and _dotted(a) in frame.locals
+                       and isinstance(frame.locals[_dotted(a) or ""], (Seq, Mapping)) for a in call.args)
+
+    def nested_call_names(self, node: ast.AST) -> set[str]:
+        key = id(node)
+        if key not in self._call_names:
+            self._call_names[key] = called_names(node)
+        return self._call_names[key]
+
     def loop_calls_llm(self, loop: ast.AST) -> bool:
         """A loop whose body calls an LLM API method: its counters change between calls."""
         key = id(loop)
         if key not in self._llm_loops:
-            names = self.knowledge.api_method_names
-            self._llm_loops[key] = any(
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names
-                for n in ast.walk(loop))
+            self._llm_loops[key] = bool(self.nested_call_names(loop) & self.knowledge.api_method_names)
         return self._llm_loops[key]
 
     def run_for_items(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> None:
@@ -1157,7 +1183,11 @@ def _subclasses_dict(info: ClassInfo) -> bool:
 
 
 def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
+    cached = klass.__dict__.get("_fields")
+    if cached is not None:
+        return cached
     fields: list[tuple[str, ast.expr | None]] = []
+    klass.__dict__["_fields"] = fields
     for stmt in klass.node.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             if "ClassVar" not in ast.dump(stmt.annotation):
@@ -1253,4 +1283,7 @@ _BUILTINS = {
 }
 
 
+# Calls made for their side effect on a container or template we track.
+_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "shuffle", "sort",
+                       "reverse", "pop", "remove", "discard", "clear", "__setitem__"})
 _PLAIN_VALUES = (Text, Seq, Mapping, PathVal, TemplateVal, Unknown, NoneVal, Splice)
