@@ -26,6 +26,7 @@ from promptlint.analysis.values import (
     Mapping,
     Member,
     NoneVal,
+    Number,
     Obj,
     PathVal,
     Ref,
@@ -371,6 +372,8 @@ class Evaluator:
             return NONE
         if isinstance(node.value, bytes):
             return lit(node.value.decode("utf-8", "replace"), frame.module.location(node))
+        if isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
+            return Number((Literal(str(node.value), frame.module.location(node)),))
         return lit(str(node.value), frame.module.location(node))
 
     def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
@@ -1155,13 +1158,17 @@ def module_constant(value: Value) -> Value:
     return map_holes(value, change)
 
 
+MAX_REPEAT_SEGMENTS = 10_000
+
+
 def _repeat(value: Value, count: Value) -> Value | None:
-    times = literal_text(count)
-    if times is None or not times.isdigit() or int(times) > 10_000:
+    """``"text" * 3`` / ``[x] * 3``; numbers multiply, and huge repetitions stay unknown."""
+    times = literal_text(count) if isinstance(count, Number) else None
+    if times is None or not times.isdigit() or isinstance(value, Number):
         return None
-    if isinstance(value, Text):
+    if isinstance(value, Text) and len(value.segs) * int(times) <= MAX_REPEAT_SEGMENTS:
         return Text(value.segs * int(times))
-    if isinstance(value, Seq):
+    if isinstance(value, Seq) and len(value.items) * int(times) <= MAX_REPEAT_SEGMENTS:
         return Seq(value.items * int(times), value.order)
     return None
 
@@ -1202,7 +1209,7 @@ def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, 
            tuple(sorted(kwargs.items())), tuple(sorted(inherited.items())))
     try:
         hash(key)
-    except TypeError:
+    except (TypeError, RecursionError):
         return None
     return key
 

@@ -33,6 +33,11 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Number(Text):
+    """A numeric literal: formats like text, but ``5 * 1024`` is arithmetic, not repetition."""
+
+
+@dataclass(frozen=True)
 class Splice:
     """An unknown run of items inside a list (``*history``, ``+ history``)."""
 
