@@ -71,8 +71,14 @@ def fail(message: str) -> typer.Exit:
 
 
 def exit_code(result: AnalysisResult, fail_on: Severity) -> int:
+    """Findings at the fail level win; else per-file errors alone change nothing, unless no
+    requested file could be analyzed at all (docs/robustness.md)."""
+    from promptlint.engine import nothing_analyzed
+
     failing = [f for f in result.findings if f.severity.rank >= fail_on.rank]
-    return EXIT_FINDINGS if failing else EXIT_OK
+    if failing:
+        return EXIT_FINDINGS
+    return EXIT_ERROR if nothing_analyzed(result) else EXIT_OK
 
 
 def split_codes(values: Optional[list[str]]) -> list[str]:

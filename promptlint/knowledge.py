@@ -73,7 +73,8 @@ def _glob_match(pattern: str, name: str) -> bool:
 
 def _load_yaml(name: str) -> dict[str, Any]:
     with open(rules_dir() / name, encoding="utf-8") as handle:
-        return yaml.safe_load(handle) or {}
+        # libyaml's safe loader when built in: ten times faster, and every run loads these tables.
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
 
 
 @lru_cache(maxsize=1)

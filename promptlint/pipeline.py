@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptlint.config import Config
-from promptlint.fixes import FixReport, attach_fixes, plan_fixes, write_fixes
 from promptlint.model import AnalysisResult, Severity
+
+if TYPE_CHECKING:  # fixes import libcst: a third of a second that a run without fixes never pays
+    from promptlint.fixes import FixReport
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ def run_check(targets: list[Path], config: Config, options: CheckOptions, cwd: P
     outcome = _run_once(targets, config, options, cwd)
     if not options.fix or outcome.fixes is None:
         return outcome
+    from promptlint.fixes import write_fixes
+
     report = outcome.fixes
     write_fixes(report, cwd)
     notes = [f"refused to fix {path}: {why}" for path, why in report.refused]
@@ -80,11 +85,16 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
             notes.append(f"{diff.hidden} finding{'s' if diff.hidden != 1 else ''} on lines not changed "
                          f"since {options.diff_ref} ({diff.base[:12]}) not shown")
     if options.attach_fixes or options.fix or options.show_fixes:
+        from promptlint.fixes import attach_fixes
+
         result = attach_fixes(result, cwd)  # libcst parses: skipped when nothing shows fixes
     stats["fixable"] = float(sum(1 for f in result.findings if f.fix is not None and f.fix.safe))
     result = replace(result, stats=stats)
-    fixes = plan_fixes(result, config.root, cwd, options.unsafe_fixes, targets) \
-        if options.fix or options.show_fixes else None
+    fixes = None
+    if options.fix or options.show_fixes:
+        from promptlint.fixes import plan_fixes
+
+        fixes = plan_fixes(result, config.root, cwd, options.unsafe_fixes, targets)
     return CheckOutcome(result, notes, fixes)
 
 

@@ -36,23 +36,37 @@ def imported_modules(text: str, package: str) -> set[str]:
     return names
 
 
+def package_of(path: Path, names: list[str]) -> str:
+    """The package a module's relative imports resolve against."""
+    if not names:
+        return ""
+    return names[0] if path.name == "__init__.py" else names[0].rpartition(".")[0]
+
+
 def entry_files(texts: dict[Path, str], root: Path, triggers: set[str]) -> list[Path]:
     """Files that import an SDK/wrapper directly, or a project module that does."""
+    names = {path: module_names_for(path, root) for path in texts}
+    imports = {path: imported_modules(text, package_of(path, names[path])) for path, text in texts.items()}
+    return relevant_files(imports, names, triggers)
+
+
+def relevant_files(imports: dict[Path, set[str] | frozenset[str] | tuple[str, ...]],
+                   names: dict[Path, list[str]], triggers: set[str]) -> list[Path]:
+    """The closure of "imports an SDK/wrapper" over project imports, from each file's imports."""
     module_of: dict[str, Path] = {}
-    imports: dict[Path, set[str]] = {}
-    for path, text in texts.items():
-        names = module_names_for(path, root)
-        for name in names:
+    for path in imports:
+        for name in names.get(path, ()):
             module_of.setdefault(name, path)
-        package = names[0] if path.name == "__init__.py" and names else (names[0].rpartition(".")[0] if names else "")
-        imports[path] = imported_modules(text, package)
-    relevant = {path for path, names in imports.items() if any(n.split(".")[0] in triggers for n in names)}
-    changed = True
-    while changed:  # a few rounds: import chains in applications are short
-        changed = False
-        relevant_modules = {name for name, path in module_of.items() if path in relevant}
-        for path, names in imports.items():
-            if path not in relevant and names & relevant_modules:
-                relevant.add(path)
-                changed = True
+    relevant = {path for path, imported in imports.items() if any(n.split(".")[0] in triggers for n in imported)}
+    importers: dict[str, list[Path]] = {}
+    for path, imported in imports.items():
+        for name in imported:
+            importers.setdefault(name, []).append(path)
+    pending = [name for name, path in module_of.items() if path in relevant]
+    while pending:  # breadth-first over "is imported by"
+        name = pending.pop()
+        for importer in importers.get(name, ()):
+            if importer not in relevant:
+                relevant.add(importer)
+                pending += [n for n in names.get(importer, ()) if module_of.get(n) == importer]
     return sorted(relevant)

@@ -47,8 +47,16 @@ class ModuleInfo:
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     assigns: dict[str, list[ast.stmt]] = field(default_factory=dict)  # module-level bindings
+    _locations: dict[int, Location] = field(default_factory=dict, repr=False)  # node id -> location
 
     def location(self, node: ast.AST) -> Location:
+        key = id(node)
+        found = self._locations.get(key)
+        if found is None:
+            found = self._locations[key] = self._compute_location(node)
+        return found
+
+    def _compute_location(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)
         end_line = getattr(node, "end_lineno", None) or line
         return Location(
@@ -126,7 +134,8 @@ def parse_module(name: str, path: Path, display: str, source: str) -> ModuleInfo
         where = f" (line {exc.lineno})" if exc.lineno else ""
         raise ParseFailure(f"syntax error{where}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise ParseFailure(f"cannot parse: {type(exc).__name__}: {exc}") from None
+        detail = str(exc) or "nested too deeply for the parser"
+        raise ParseFailure(f"cannot parse: {type(exc).__name__}: {detail}") from None
     module = ModuleInfo(name, path, display, source, tree, source.splitlines())
     _collect(module)
     return module

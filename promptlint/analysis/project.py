@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from promptlint.analysis.index import (
@@ -16,13 +17,14 @@ from promptlint.model import FileError
 
 
 class Project:
-    def __init__(self, root: Path, python_files: list[Path], cwd: Path, max_file_bytes: int) -> None:
+    def __init__(self, root: Path, python_files: list[Path], cwd: Path, max_file_bytes: int,
+                 names: dict[Path, list[str]] | None = None) -> None:
         self.root = root
         self.cwd = cwd
         self.max_file_bytes = max_file_bytes
         self.by_name: dict[str, Path] = {}
-        for path in python_files:
-            for name in module_names_for(path, root):
+        for path in python_files:  # ``names``: module_names_for of each file, when already known
+            for name in (names[path] if names is not None else module_names_for(path, root)):
                 self.by_name.setdefault(name, path)
         self._modules: dict[Path, ModuleInfo | None] = {}
         self.errors: dict[str, FileError] = {}
@@ -54,6 +56,20 @@ class Project:
             self.errors[display] = FileError(display, f"cannot read file: {exc.strerror or exc}")
         self._modules[path] = module
         return module
+
+    def read_text_file(self, path: Path, max_bytes: int) -> str | None:
+        """A file the analyzed code reads (a prompt or config): only a regular file inside the
+        project, never a link out of it (a report must not carry ~/.ssh into CI artifacts)."""
+        try:
+            real = path.resolve(strict=True)
+            if real != self.root and self.root not in real.parents:
+                return None
+            info = real.stat()
+            if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+                return None
+            return real.read_text(encoding="utf-8", errors="replace")
+        except (OSError, RuntimeError, ValueError):
+            return None
 
     def module_named(self, name: str) -> ModuleInfo | None:
         path = self.by_name.get(name)

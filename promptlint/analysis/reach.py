@@ -50,17 +50,30 @@ def reaching_functions(modules: list[ModuleInfo], sink_names: frozenset[str]
                        ) -> tuple[list[tuple[FunctionNode, ModuleInfo, ClassInfo | None]], frozenset[str]]:
     """The functions that can reach an LLM call, and every name that leads to one."""
     definitions = _definitions(modules)
-    calls = {id(node): called_names(node) for _, node, _, _ in definitions}
+    flags, reach_names = reach_over([(name, called_names(node)) for name, node, _, _ in definitions], sink_names)
+    chosen = [(node, module, owner) for (_, node, module, owner), flag in zip(definitions, flags) if flag]
+    return chosen, reach_names
+
+
+def definition_calls(module: ModuleInfo) -> list[tuple[str, frozenset[str]]]:
+    """Each definition of a module (in ``reaching_functions`` order) with the names it calls:
+    all ``reach_over`` needs, small enough to cache per file."""
+    return [(name, frozenset(called_names(node))) for name, node, _, _ in _definitions([module])]
+
+
+def reach_over(definitions: list[tuple[str, set[str] | frozenset[str]]], sink_names: frozenset[str]
+               ) -> tuple[list[bool], frozenset[str]]:
+    """For (name, called names) of every definition, in order: which reach an LLM call, and the
+    names that lead to one."""
     reach_names = set(sink_names)
-    reaching: set[int] = set()
+    reaching = [False] * len(definitions)
     for _ in range(MAX_HOPS + 1):
         changed = False
-        for name, node, _, _ in definitions:
-            if id(node) not in reaching and calls[id(node)] & reach_names:
-                reaching.add(id(node))
+        for index, (name, calls) in enumerate(definitions):
+            if not reaching[index] and not calls.isdisjoint(reach_names):
+                reaching[index] = True
                 reach_names.add(name)
                 changed = True
         if not changed:
             break
-    chosen = [(node, module, owner) for _, node, module, owner in definitions if id(node) in reaching]
-    return chosen, frozenset(reach_names)
+    return reaching, frozenset(reach_names)

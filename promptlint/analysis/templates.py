@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from promptlint.analysis.evaluator import Evaluator, Frame
 
 MAX_TEMPLATE_BYTES = 2_000_000
+MAX_YAML_NODES = 100_000
 ROLE_NAMES = {"human": "user", "ai": "assistant", "system": "system", "user": "user",
               "assistant": "assistant", "placeholder": "placeholder", "developer": "system",
               "model": "assistant", "tool": "tool"}
@@ -72,11 +73,9 @@ def read_prompt_file(ev: "Evaluator", path_value: Value, frame: "Frame") -> tupl
     candidates = [path] if path.is_absolute() else [
         frame.module.path.parent / path, ev.project.root / path, ev.project.cwd / path]
     for candidate in candidates:
-        try:
-            if candidate.is_file() and candidate.stat().st_size <= MAX_TEMPLATE_BYTES:
-                return candidate.read_text(encoding="utf-8", errors="replace"), candidate
-        except OSError:
-            continue
+        text = ev.project.read_text_file(candidate, MAX_TEMPLATE_BYTES)
+        if text is not None:
+            return text, candidate
     return None
 
 
@@ -107,7 +106,8 @@ def load_structured(ev: "Evaluator", source: Value, kind: str, frame: "Frame", n
         return _plain_value(tomllib.loads(piece.text), piece)
     except Exception as exc:  # noqa: BLE001 - any parse failure of user data is reported, not raised
         path = piece.location.path if piece.location else "prompt file"
-        ev.project.errors.setdefault(path, _file_error(path, f"cannot parse {kind}: {_first_line(exc)}"))
+        if not path.endswith(".py"):  # a prompt file that does not parse; a string in code is just unknown
+            ev.project.errors.setdefault(path, _file_error(path, f"cannot parse {kind}: {_first_line(exc)}"))
         return unknown("loaded data", frame.module.location(node) if node else None, Volatility.STABLE)
 
 
@@ -127,14 +127,17 @@ def _yaml_value(piece: Literal) -> Value:
     node = yaml.compose(piece.text, Loader=yaml.SafeLoader)
     if node is None:
         return NONE
-    return _yaml_node(node, piece, 0)
+    return _yaml_node(node, piece, 0, [MAX_YAML_NODES])
 
 
-def _yaml_node(node: Any, piece: Literal, depth: int) -> Value:
+def _yaml_node(node: Any, piece: Literal, depth: int, budget: list[int]) -> Value:
     import yaml
 
     if depth > 50:
         raise ValueError("YAML nested too deeply")
+    budget[0] -= 1  # aliases share composed nodes; expanding them must not explode (billion laughs)
+    if budget[0] < 0:
+        raise ValueError(f"YAML document too large: more than {MAX_YAML_NODES} nodes once aliases are expanded")
     path = piece.location.path if piece.location else "<yaml>"
     if isinstance(node, yaml.ScalarNode):
         line = node.start_mark.line + 1
@@ -142,9 +145,10 @@ def _yaml_node(node: Any, piece: Literal, depth: int) -> Value:
         return Text((Literal(str(node.value), Location(path, start_line, node.start_mark.column + 1,
                                                         node.end_mark.line + 1, node.end_mark.column + 1)),))
     if isinstance(node, yaml.SequenceNode):
-        return Seq(tuple(_yaml_node(child, piece, depth + 1) for child in node.value))
+        return Seq(tuple(_yaml_node(child, piece, depth + 1, budget) for child in node.value))
     if isinstance(node, yaml.MappingNode):
-        entries = tuple((str(key.value), _yaml_node(value, piece, depth + 1)) for key, value in node.value)
+        entries = tuple((str(key.value), _yaml_node(value, piece, depth + 1, budget))
+                        for key, value in node.value)
         return Mapping(entries)
     return NONE
 
@@ -696,6 +700,12 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         if isinstance(first, PathVal) and first.path is not None:
             return PathVal(first.path.parent) if short == "dirname" else first
         return PathVal(None)
+    if qualname in ("os.environ.get", "os.getenv"):
+        # Configuration: stable. Its default names what the code expects (often the model).
+        default = args[1] if len(args) > 1 else kwargs.get("default")
+        if default is not None and literal_text(default) is not None:
+            return default
+        return unknown(frame.module.snippet(node) if node is not None else qualname, where, Volatility.STABLE)
     if qualname in ("textwrap.dedent", "inspect.cleandoc", "textwrap.indent"):
         return first if first is not None else unknown(qualname, where)
     if qualname in ("string.Template",):

@@ -129,7 +129,7 @@ def _template_text(path: str, text: str) -> str | None:
     if path.endswith("tokenizer_config.json"):
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # a hostile file may nest 100,000 levels deep
             return None
         template = data.get("chat_template") if isinstance(data, dict) else None
         if isinstance(template, list):

@@ -1,0 +1,360 @@
+"""The persistent cache: per-file facts and per-entry-module results, stored under the project.
+
+Layout (``<project>/.promptlint_cache/``, git-ignored by a ``.gitignore`` of ``*`` inside it)::
+
+    <namespace>/files.json          per-file facts, keyed by path, validated by stat and sha256
+    <namespace>/entries/ab/<key>.json  one entry module's layouts and errors, with the content
+                                       hash of every file and the resolution of every module
+                                       name its evaluation used (its dependencies)
+
+The namespace is a hash of the promptlint code, the knowledge (built-in and configured) and
+everything else that changes results, so a new version or a changed configuration never reads
+old results. Every write is a complete file written beside its target and renamed over it, so a
+reader sees the old or the new file, never half of one; concurrent runs at worst redo work.
+Anything unreadable, corrupt or of an unexpected shape is ignored and rebuilt. Data is JSON,
+decoded only into promptlint's own record types: a hostile cache cannot run code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from promptlint import __version__, model
+from promptlint.config import ConfigError
+
+FORMAT = 1
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+KEEP_NAMESPACES = 4  # older namespaces (other versions or configurations) are removed
+
+
+# --- hashing ---------------------------------------------------------------------------------
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stable_hash(*parts: object) -> str:
+    """A hash of plain data that is the same in every process (sets are sorted first: their
+    iteration order changes with Python's per-process string hashing)."""
+    return sha256_bytes(repr(canonical(parts)).encode("utf-8", "surrogatepass"))[:32]
+
+
+def canonical(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, *((f.name, canonical(getattr(value, f.name))) for f in dataclasses.fields(value)))
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return ("dict", *sorted((repr(canonical(k)), canonical(v)) for k, v in value.items()))
+    if isinstance(value, (set, frozenset)):
+        return ("set", *sorted(repr(canonical(v)) for v in value))
+    if isinstance(value, (list, tuple)):
+        return tuple(canonical(v) for v in value)
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The version plus the size and mtime of every source and rule file of promptlint itself:
+    results computed by other code are never reused, also between releases during development."""
+    package = Path(__file__).resolve().parent
+    files = sorted([*package.rglob("*.py"), *package.parent.joinpath("rules").glob("*.yaml"),
+                    *package.joinpath("_rules").glob("*.yaml")])
+    stats = []
+    for path in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        stats.append((str(path.relative_to(package.parent)), stat.st_size, stat.st_mtime_ns))
+    return stable_hash(__version__, FORMAT, stats)
+
+
+# --- JSON codec for promptlint's frozen records ------------------------------------------------
+
+_RECORDS: dict[str, type] = {
+    name: obj for name, obj in vars(model).items()
+    if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == model.__name__
+}
+_ENUMS: dict[str, type[enum.Enum]] = {
+    name: obj for name, obj in vars(model).items()
+    if isinstance(obj, type) and issubclass(obj, enum.Enum) and obj.__module__ == model.__name__
+}
+
+
+class CacheFormatError(ValueError):
+    """A cached document does not decode into promptlint's records."""
+
+
+def encode(value: Any) -> Any:
+    """Records become ``{"_": type, field: value}`` (fields at their default are left out),
+    enums ``{"~": type, "v": value}``, tuples lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {"_": type(value).__name__}
+        for item in dataclasses.fields(value):
+            current = getattr(value, item.name)
+            if item.default is not dataclasses.MISSING and current == item.default:
+                continue
+            out[item.name] = encode(current)
+        return out
+    if isinstance(value, enum.Enum):
+        return {"~": type(value).__name__, "v": value.value}
+    if isinstance(value, (tuple, list)):
+        return [encode(item) for item in value]
+    if isinstance(value, dict):
+        return {"{": [[encode(k), encode(v)] for k, v in value.items()]}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+def decode(data: Any) -> Any:
+    if isinstance(data, list):
+        return tuple(decode(item) for item in data)
+    if isinstance(data, dict):
+        if "_" in data:
+            record = _RECORDS.get(data["_"])
+            if record is None:
+                raise CacheFormatError(f"unknown record {data['_']!r}")
+            try:
+                return record(**{k: decode(v) for k, v in data.items() if k != "_"})
+            except TypeError as exc:
+                raise CacheFormatError(str(exc)) from None
+        if "~" in data:
+            kind = _ENUMS.get(data["~"])
+            if kind is None:
+                raise CacheFormatError(f"unknown enum {data['~']!r}")
+            try:
+                return kind(data.get("v"))
+            except ValueError as exc:
+                raise CacheFormatError(str(exc)) from None
+        if "{" in data:
+            return {decode(k): decode(v) for k, v in data["{"]}
+        raise CacheFormatError("unexpected object")
+    return data
+
+
+# --- safe files ------------------------------------------------------------------------------
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, with every symbolic link resolved, lies inside ``root``."""
+    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def atomic_write(path: Path, data: bytes, root: Path) -> None:
+    """Write a complete file beside ``path`` and rename it over ``path``; only inside ``root``."""
+    if not inside(path.parent, root):
+        raise PermissionError(f"refusing to write outside the project: {path}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp's 0600 would surprise a shared checkout
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def read_json(path: Path) -> Any:
+    """A cached document, or None when it is missing, unreadable or corrupt."""
+    try:
+        with open(path, "rb") as handle:
+            return json.loads(handle.read())
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+# --- the cache -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the cheap first pass learns from one file; valid while its stat signature holds."""
+
+    signature: tuple[int, int, int]  # mtime_ns, size, inode
+    sha: str | None  # None: unreadable
+    text_ok: bool  # small, decodable text (a candidate for the import prefilter)
+    package: str  # the package its relative imports were resolved against
+    imports: tuple[str, ...]
+    date_pin: bool  # mentions a chat-template date pin (PC008 looks at it)
+    definitions: tuple[tuple[str, frozenset[str]], ...] | None = None  # (name, called names), once parsed
+
+    def to_json(self) -> list[Any]:
+        return [list(self.signature), self.sha, self.text_ok, self.package, list(self.imports),
+                self.date_pin, None if self.definitions is None else [[n, sorted(c)] for n, c in self.definitions]]
+
+    @classmethod
+    def from_json(cls, data: Any) -> FileFacts:
+        signature, sha, text_ok, package, imports, date_pin, definitions = data
+        return cls(tuple(signature), sha, bool(text_ok), str(package), tuple(imports), bool(date_pin),
+                   None if definitions is None else tuple((str(n), frozenset(c)) for n, c in definitions))
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """One entry module's stored result, and what it depended on."""
+
+    files: tuple[tuple[str, str | None], ...]  # (path relative to the root, content hash or None: absent)
+    names: tuple[tuple[str, str | None], ...]  # (module name, the file it resolved to, or None)
+    layouts: Any  # encoded; decoded only when used
+    errors: Any
+    complete: bool
+    seconds: float
+
+
+class Cache:
+    """One namespace of the project's cache, kept in a single ``state.json``: per-file facts and
+    per-entry results, with the files and module names each result depends on stored once in
+    shared tables (a large project's entries share most of their dependencies).
+    ``Cache.open`` returns None when caching is off."""
+
+    def __init__(self, root: Path, directory: Path, namespace: str) -> None:
+        self.root = root
+        self.directory = directory
+        self.folder = directory / namespace
+        self._state: dict[str, Any] | None = None
+        self._files: dict[str, FileFacts] = {}
+        self._entries: dict[str, StoredEntry] = {}
+        self._used: set[str] = set()
+        self._dirty = False
+        self.writable = True
+
+    @classmethod
+    def open(cls, root: Path, cache_dir: str | None, *key: object) -> Cache | None:
+        if not cache_dir:
+            return None
+        directory = Path(cache_dir) if Path(cache_dir).is_absolute() else root / cache_dir
+        if not inside(directory, root):
+            raise ConfigError(f"cache-dir '{cache_dir}' must be inside the project ({root}); "
+                              "use --no-cache to run without one")
+        return cls(root, directory, stable_hash(code_fingerprint(), *key)[:20])
+
+    def _load(self) -> None:
+        if self._state is not None:
+            return
+        data = read_json(self.folder / "state.json")
+        self._state = data if isinstance(data, dict) and data.get("format") == FORMAT else {}
+        try:
+            self._files = {name: FileFacts.from_json(raw) for name, raw in self._state.get("facts", {}).items()}
+        except (TypeError, ValueError, AttributeError):
+            self._files = {}
+        try:
+            self._entries = _decode_entries(self._state)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+            self._entries = {}
+
+    # per-file facts
+
+    @property
+    def files(self) -> dict[str, FileFacts]:
+        self._load()
+        return self._files
+
+    def set_file(self, name: str, facts: FileFacts) -> None:
+        if self.files.get(name) != facts:
+            self.files[name] = facts
+            self._dirty = True
+
+    def retain_files(self, names: set[str]) -> None:
+        """Forget files that no longer exist, so the table does not grow forever."""
+        stale = [name for name in self.files if name not in names]
+        for name in stale:
+            del self.files[name]
+        self._dirty = self._dirty or bool(stale)
+
+    # per-entry results
+
+    def entry(self, key: str) -> StoredEntry | None:
+        self._load()
+        found = self._entries.get(key)
+        if found is not None:
+            self._used.add(key)
+        return found
+
+    def store_entry(self, key: str, entry: StoredEntry) -> None:
+        self._load()
+        self._entries[key] = entry
+        self._used.add(key)
+        self._dirty = True
+
+    # writing
+
+    def save(self) -> None:
+        """Write facts and the results used by this run (older ones are dropped)."""
+        if not self.writable:
+            return
+        stale = set(self._entries) - self._used
+        if not self._dirty and not stale:
+            return
+        entries = {key: value for key, value in self._entries.items() if key in self._used}
+        document = {"format": FORMAT, "facts": {name: f.to_json() for name, f in self._files.items()},
+                    **_encode_entries(entries)}
+        try:
+            self._prepare()
+            atomic_write(self.folder / "state.json", json.dumps(document, separators=(",", ":")).encode(),
+                         self.root)
+        except (OSError, ValueError, RecursionError):
+            self.writable = False  # a read-only checkout, a full disk: analyze without caching
+        self._dirty = False
+
+    def _prepare(self) -> None:
+        if self.folder.is_dir():
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        ignore = self.directory / ".gitignore"
+        if not ignore.exists():
+            atomic_write(ignore, b"# Created by promptlint: its cache, never committed.\n*\n", self.root)
+        tag = self.directory / "CACHEDIR.TAG"
+        if not tag.exists():
+            atomic_write(tag, b"Signature: 8a477f597d28d172789f06886806bc55\n"
+                              b"# This directory is a cache of promptlint results.\n", self.root)
+        self.folder.mkdir(exist_ok=True)
+        self._prune_namespaces()
+
+    def _prune_namespaces(self) -> None:
+        namespaces = [p for p in self.directory.iterdir() if p.is_dir() and not p.is_symlink()]
+        namespaces.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in namespaces[KEEP_NAMESPACES:]:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _encode_entries(entries: dict[str, StoredEntry]) -> dict[str, Any]:
+    files: dict[tuple[str, str | None], int] = {}
+    names: dict[tuple[str, str | None], int] = {}
+    encoded = {}
+    for key, entry in entries.items():
+        file_ids = [files.setdefault(item, len(files)) for item in entry.files]
+        name_ids = [names.setdefault(item, len(names)) for item in entry.names]
+        encoded[key] = [file_ids, name_ids, entry.layouts, entry.errors, entry.complete, entry.seconds]
+    return {"dep_files": [list(item) for item in files], "dep_names": [list(item) for item in names],
+            "entries": encoded}
+
+
+def _decode_entries(state: dict[str, Any]) -> dict[str, StoredEntry]:
+    files = [(str(rel), sha) for rel, sha in state.get("dep_files", [])]
+    names = [(str(name), rel) for name, rel in state.get("dep_names", [])]
+    entries = {}
+    for key, (file_ids, name_ids, layouts, errors, complete, seconds) in state.get("entries", {}).items():
+        entries[key] = StoredEntry(tuple(files[i] for i in file_ids), tuple(names[i] for i in name_ids),
+                                   layouts, errors, bool(complete), float(seconds))
+    return entries

@@ -1,0 +1,77 @@
+"""The cheap first pass over every Python file: what it imports, whether it pins a chat-template
+date, its content hash. Kept in the cache by path and validated by ``stat``, so an unchanged
+file is not even read on the next run; then the entry modules (those that can send an LLM
+request) follow from these facts alone.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import replace
+from pathlib import Path
+
+from promptlint.analysis.index import module_names_for
+from promptlint.cache import Cache, FileFacts, sha256_bytes
+from promptlint.discover import MAX_CONFIG_BYTES
+from promptlint.knowledge import Knowledge
+from promptlint.prefilter import imported_modules, package_of, relevant_files
+
+DATE_PIN_WORDS = ("date_string", "VLLM_SYSTEM_START_DATE")
+UNREADABLE = FileFacts((0, 0, 0), None, False, "", (), False)
+
+
+def relative_key(path: Path, root: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def collect_facts(python_files: list[Path], root: Path, names: dict[Path, list[str]],
+                  cache: Cache | None) -> dict[Path, FileFacts]:
+    facts: dict[Path, FileFacts] = {}
+    for path in python_files:
+        key = relative_key(path, root)
+        package = package_of(path, names[path])
+        known = cache.files.get(key) if cache is not None else None
+        current = file_facts(path, package, known)
+        if cache is not None:
+            cache.set_file(key, current)
+        facts[path] = current
+    return facts
+
+
+def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
+    """Facts of one file, reusing ``known`` when the file (stat) and its package are unchanged."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return UNREADABLE
+    signature = (info.st_mtime_ns, info.st_size, info.st_ino)
+    if known is not None and known.signature == signature and known.package == package:
+        return known
+    if not stat.S_ISREG(info.st_mode):
+        return UNREADABLE
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return replace(UNREADABLE, signature=signature)
+    sha = sha256_bytes(data)
+    definitions = known.definitions if known is not None and known.sha == sha else None
+    if len(data) > MAX_CONFIG_BYTES or b"\x00" in data:
+        return FileFacts(signature, sha, False, package, (), False, definitions)
+    text = data.decode("utf-8", errors="replace")
+    return FileFacts(signature, sha, True, package, tuple(sorted(imported_modules(text, package))),
+                     any(word in text for word in DATE_PIN_WORDS), definitions)
+
+
+def module_names(python_files: list[Path], root: Path) -> dict[Path, list[str]]:
+    return {path: module_names_for(path, root) for path in python_files}
+
+
+def entry_paths(facts: dict[Path, FileFacts], names: dict[Path, list[str]], requested: set[Path],
+                knowledge: Knowledge) -> list[Path]:
+    """Files that import an LLM SDK or a declared wrapper, directly or through project modules;
+    plus requested files that cannot be read as text, so the parser reports why."""
+    readable = {path: f.imports for path, f in facts.items() if f.text_ok}
+    unreadable = {path for path, f in facts.items() if not f.text_ok and path in requested}
+    return sorted({*relevant_files(readable, names, set(knowledge.trigger_words)), *unreadable})

@@ -1,0 +1,337 @@
+"""Evaluating entry modules, in this process or in worker processes.
+
+Each entry module is evaluated by a fresh Evaluator, so its result depends only on the files it
+reads and the module names it resolves – both recorded, as the entry's dependencies – and never
+on which entries ran before it in the same process. That is what makes results cacheable per
+entry and identical whatever the number of workers.
+
+A worker keeps the modules it parsed (up to a memory budget) for the entries it evaluates next,
+and abandons an entry whose evaluation outlives the per-file time budget, with an error.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import multiprocessing
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from promptlint.analysis.evaluator import Evaluator, Frame
+from promptlint.analysis.index import ModuleInfo
+from promptlint.analysis.layout import build_layout, call_site
+from promptlint.analysis.project import Project
+from promptlint.analysis.reach import _definitions, definition_calls
+from promptlint.analysis.values import Obj, Value
+from promptlint.knowledge import Knowledge
+from promptlint.model import FileError, PromptLayout
+
+MAX_LAYOUTS_PER_CALL = 8
+PARSED_SOURCE_BUDGET = 6_000_000  # characters of parsed source a process keeps (ASTs: ~35 bytes each)
+# The evaluator allocates millions of short-lived objects next to a large, long-lived heap of
+# syntax trees; Python's default thresholds rescan that heap so often that collection took 45 %
+# of the time. Collect the youngest generation a hundred times less often.
+GC_THRESHOLDS = (50_000, 20, 100)
+DEADLINE_CHECK_EVERY = 256  # evaluation steps between two looks at the clock
+
+Definitions = tuple[tuple[str, frozenset[str]], ...]
+
+
+class DeadlineExceeded(Exception):
+    """An entry module's evaluation ran past the per-file time budget."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every worker needs, given once when the pool starts."""
+
+    root: Path
+    cwd: Path
+    python_files: tuple[Path, ...]
+    names: dict[Path, list[str]]  # the module names of each file
+    max_file_bytes: int
+    knowledge: Knowledge
+    file_timeout_s: float
+
+
+@dataclass(frozen=True)
+class EntryTask:
+    path: Path
+    selected: tuple[int, ...]  # indices into the module's definitions (reach order) to evaluate
+    reaching_names: frozenset[str] | None  # names of functions that can reach an LLM call
+
+
+@dataclass(frozen=True)
+class EntryOutcome:
+    path: Path
+    layouts: tuple[PromptLayout, ...]
+    errors: tuple[FileError, ...]
+    files: tuple[Path, ...]  # every file the evaluation read (modules and prompt files)
+    names: tuple[str, ...]  # every module name it tried to resolve
+    seconds: float
+    complete: bool  # False: abandoned at the time budget
+
+
+# --- the per-process workspace ---------------------------------------------------------------
+
+
+class _RecordingNames(dict):  # type: ignore[type-arg]
+    """The project's module-name table, noting every name looked up (a dependency: a module
+    added later under that name changes the answer)."""
+
+    def __init__(self, data: dict[str, Path]) -> None:
+        super().__init__(data)
+        self.looked_up: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        self.looked_up.add(key)  # type: ignore[arg-type]
+        return super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.looked_up.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Path:
+        self.looked_up.add(key)
+        return super().__getitem__(key)
+
+
+class TrackingProject(Project):
+    """A Project that records what each entry's evaluation reads and keeps a bounded number of
+    parsed modules between entries."""
+
+    def __init__(self, root: Path, python_files: list[Path], cwd: Path, max_file_bytes: int,
+                 names: dict[Path, list[str]]) -> None:
+        super().__init__(root, python_files, cwd, max_file_bytes, names)
+        self.by_name = _RecordingNames(self.by_name)
+        self.files_read: set[Path] = set()
+        self._recent: OrderedDict[Path, int] = OrderedDict()
+
+    def begin_entry(self) -> None:
+        self.files_read = set()
+        self.by_name.looked_up = set()
+        self.evict()
+
+    def module_at(self, path: Path) -> ModuleInfo | None:
+        self.files_read.add(path)
+        module = super().module_at(path)
+        if path in self._recent:
+            self._recent.move_to_end(path)
+        elif module is not None:
+            self._recent[path] = len(module.source)
+        return module
+
+    def read_text_file(self, path: Path, max_bytes: int) -> str | None:
+        self.files_read.add(path)
+        return super().read_text_file(path, max_bytes)
+
+    def evict(self) -> None:
+        """Forget the least recently used parsed modules beyond the memory budget."""
+        kept = sum(self._recent.values())
+        while kept > PARSED_SOURCE_BUDGET and len(self._recent) > 1:
+            path, size = self._recent.popitem(last=False)
+            module = self._modules.pop(path, None)
+            if module is not None:
+                module.classes = {}  # ClassInfo.module points back: free the tree now, not at the next GC
+            kept -= size
+
+
+class TimedEvaluator(Evaluator):
+    """The evaluator with a deadline: checked every few hundred steps, so a pathological module
+    is abandoned instead of hanging the run."""
+
+    deadline: float = float("inf")
+    _ticks = 0
+
+    def tick(self) -> None:
+        super().tick()
+        self._ticks += 1
+        if not self._ticks % DEADLINE_CHECK_EVERY and time.monotonic() > self.deadline:
+            raise DeadlineExceeded
+
+
+class LayoutCollector:
+    """The sink handler: one layout per distinct prompt reaching a call, at most a few per call."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.knowledge = knowledge
+        self.layouts: list[PromptLayout] = []
+        self._seen: set[tuple] = set()
+        self._per_call: dict[tuple, int] = {}
+
+    def on_sink(self, frame: Frame, node: ast.Call, name: str, args: list[Value], kwargs: dict[str, Value],
+                owner: Obj | None) -> None:
+        spec = self.knowledge.apis[name]
+        location = frame.module.location(node)
+        site = call_site(node, frame.module, spec, kwargs, owner, location, frame.qualname)
+        self.add(build_layout(spec, site, args, kwargs, owner))
+
+    def add(self, layout: PromptLayout) -> None:
+        location = layout.call.location
+        key = (location, layout.parts, layout.settings)
+        call_key = (location.path, location.line, location.column)
+        if key in self._seen or self._per_call.get(call_key, 0) >= MAX_LAYOUTS_PER_CALL:
+            return
+        self._seen.add(key)
+        self._per_call[call_key] = self._per_call.get(call_key, 0) + 1
+        self.layouts.append(layout)
+
+
+class Workspace:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.project = TrackingProject(settings.root, list(settings.python_files), settings.cwd,
+                                       settings.max_file_bytes, settings.names)
+
+    def definitions(self, path: Path) -> Definitions | None:
+        """(name, called names) of each definition of a module, for the reach analysis."""
+        module = self.project.module_at(path)
+        found = None if module is None else tuple(definition_calls(module))
+        self.project.evict()
+        return found
+
+    def evaluate(self, task: EntryTask) -> EntryOutcome:
+        project = self.project
+        project.begin_entry()
+        errors_before = set(project.errors)
+        started = time.monotonic()
+        collector = LayoutCollector(self.settings.knowledge)
+        complete = True
+        module = project.module_at(task.path)
+        if module is not None:
+            complete = self._run(module, task.selected, task.reaching_names, collector, started)
+        displays = {project.display(path) for path in project.files_read}
+        errors = tuple(error for key, error in project.errors.items()
+                       if key not in errors_before or key in displays)
+        return EntryOutcome(task.path, tuple(collector.layouts), errors, tuple(sorted(project.files_read)),
+                            tuple(sorted(project.by_name.looked_up)), time.monotonic() - started, complete)
+
+    def _run(self, module: ModuleInfo, selected: tuple[int, ...], reaching_names: frozenset[str] | None,
+             collector: LayoutCollector, started: float) -> bool:
+        evaluator = TimedEvaluator(self.project, self.settings.knowledge, collector.on_sink)
+        evaluator.reaching_names = reaching_names
+        evaluator.deadline = started + self.settings.file_timeout_s
+        definitions = _definitions([module])
+        functions = [(definitions[i][1], definitions[i][3]) for i in selected if i < len(definitions)]
+        try:
+            evaluator.steps = 0
+            evaluator.run_module(module)
+            for node, owner in functions:
+                evaluator.run_function_entry(module, node, owner)
+        except DeadlineExceeded:
+            self.project.errors[module.display] = FileError(
+                module.display, f"analysis abandoned: it took longer than the per-file time budget "
+                                f"({self.settings.file_timeout_s:g} s; raise file-timeout to analyze it)")
+            return False
+        except Exception as exc:  # noqa: BLE001 - one odd module must not stop the analysis
+            self.project.errors.setdefault(module.display, FileError(
+                module.display, f"analysis stopped early: {type(exc).__name__}: {exc}"))
+        return True
+
+
+# --- running tasks ---------------------------------------------------------------------------
+
+_WORKSPACE: Workspace | None = None
+
+
+def _start_worker(settings: Settings) -> None:
+    global _WORKSPACE
+    gc.set_threshold(*GC_THRESHOLDS)
+    _WORKSPACE = Workspace(settings)
+
+
+def _definitions_task(path: Path) -> Definitions | None:
+    assert _WORKSPACE is not None
+    return _WORKSPACE.definitions(path)
+
+
+def _evaluate_task(task: EntryTask) -> EntryOutcome:
+    assert _WORKSPACE is not None
+    return _WORKSPACE.evaluate(task)
+
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+
+class Workers:
+    """The processes that parse and evaluate: this one, or a pool started on first use when
+    there is enough work (each worker keeps its parsed modules across both phases)."""
+
+    def __init__(self, settings: Settings, jobs: int) -> None:
+        self.settings = settings
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+        self._local: Workspace | None = None
+
+    def __enter__(self) -> Workers:  # noqa: PYI034 - not subclassed
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+        self._local = None
+
+    def map(self, function: Callable[[Task], Result], tasks: list[Task], weights: list[int],
+            parallel: bool) -> list[Result]:
+        """``function`` over ``tasks``, results in task order. Heavier tasks start first, so no
+        worker is left alone with a big one at the end."""
+        if not tasks:
+            return []
+        if self._pool is None and not (parallel and self.jobs > 1 and len(tasks) > 1):
+            return self._run_here(function, tasks)
+        pool = self._pool or self._start_pool()
+        order = sorted(range(len(tasks)), key=lambda i: -weights[i])
+        results: list[Any] = [None] * len(tasks)
+        for index, result in zip(order, pool.map(function, [tasks[i] for i in order])):
+            results[index] = result
+        return results
+
+    def _run_here(self, function: Callable[[Task], Result], tasks: list[Task]) -> list[Result]:
+        global _WORKSPACE
+        if self._local is None:
+            self._local = Workspace(self.settings)
+        saved, _WORKSPACE = _WORKSPACE, self._local
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
+        try:
+            return [function(task) for task in tasks]
+        finally:
+            _WORKSPACE = saved
+            gc.set_threshold(*thresholds)
+
+    def _start_pool(self) -> ProcessPoolExecutor:
+        self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(),
+                                         initializer=_start_worker, initargs=(self.settings,))
+        return self._pool
+
+    def definitions(self, paths: list[Path], parallel: bool) -> list[Definitions | None]:
+        return self.map(_definitions_task, paths, [_size(p) for p in paths], parallel)
+
+    def evaluate(self, tasks: list[EntryTask], parallel: bool) -> list[EntryOutcome]:
+        return self.map(_evaluate_task, tasks, [_size(t.path) for t in tasks], parallel)
+
+
+def _context() -> Any:
+    # fork starts workers in milliseconds with the knowledge already loaded; elsewhere, spawn.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def worker_count(jobs: int) -> int:
+    if jobs > 0:
+        return jobs
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

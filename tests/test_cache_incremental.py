@@ -1,0 +1,212 @@
+"""The persistent cache: a warm run gives exactly the cold answer without evaluating anything, a
+change re-evaluates only what depends on it, a damaged or hostile cache is ignored and rebuilt,
+concurrent runs are safe, and parallel evaluation gives the serial answer."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptlint import engine
+from promptlint.config import Config, ConfigError
+from promptlint.engine import analyze
+from promptlint.model import AnalysisResult
+from tests.conftest import REPO, run_cli, write_tree
+
+DEMO = REPO / "fixtures" / "demo_app"
+
+
+def copy_demo(tmp_path: Path) -> Path:
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".promptlint_cache", "__pycache__"))
+    return root
+
+
+def run(root: Path, **settings: object) -> AnalysisResult:
+    return analyze([root], Config(root=root, jobs=1, **settings), cwd=root)  # type: ignore[arg-type]
+
+
+def answer(result: AnalysisResult) -> tuple:
+    return result.findings, result.errors, result.layouts
+
+
+def test_warm_run_gives_the_cold_answer_without_evaluating(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    uncached = run(root, cache_dir=None)
+    cold = run(root)
+    warm = run(root)
+    assert answer(cold) == answer(uncached) == answer(warm)
+    assert cold.stats["entry_modules_evaluated"] == cold.stats["entry_modules"] > 0
+    assert warm.stats["entry_modules_evaluated"] == 0
+    cache = root / ".promptlint_cache"
+    assert (cache / ".gitignore").read_text().strip().endswith("*")
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+
+
+def test_a_change_re_evaluates_only_its_dependents(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    run(root)
+    touched = root / "support_bot" / "notifications.py"
+    touched.write_text(touched.read_text() + "\n# an edit\n")
+    after = run(root)
+    assert 0 < after.stats["entry_modules_evaluated"] < after.stats["entry_modules"]
+    assert answer(after) == answer(run(root, cache_dir=None))
+
+
+def test_touch_without_change_re_evaluates_nothing(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    run(root)
+    for path in root.rglob("*.py"):
+        path.touch()
+    assert run(root).stats["entry_modules_evaluated"] == 0
+
+
+HELPER_USER = """
+from openai import OpenAI
+import clock
+client = OpenAI()
+POLICY = "Answer with care and cite the refund policy section by section, step by step. " * 10
+def answer(question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": clock.stamp() + POLICY}, {"role": "user", "content": question}])
+"""
+
+
+def test_a_new_module_under_a_used_name_is_seen(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": HELPER_USER})
+    before = run(tmp_path)
+    assert not [f for f in before.findings if f.rule == "PC001"]
+    write_tree(tmp_path, {"clock.py": "from datetime import datetime\ndef stamp():\n    return f'{datetime.now()}'\n"})
+    after = run(tmp_path)
+    assert [f for f in after.findings if f.rule == "PC001"]
+    assert answer(after) == answer(run(tmp_path, cache_dir=None))
+
+
+TEMPLATE_USER = """
+from datetime import datetime
+from pathlib import Path
+from jinja2 import Template
+from openai import OpenAI
+client = OpenAI()
+PROMPT = Template(Path("prompts/system.j2").read_text())
+def ask(question: str) -> str:
+    return client.responses.create(model="gpt-4.1-mini", instructions=PROMPT.render(now=datetime.now()),
+                                   input=question)
+"""
+
+
+def test_an_edited_prompt_file_is_seen(tmp_path: Path) -> None:
+    stable = "You review contracts clause by clause and cite each clause you rely on. " * 10
+    write_tree(tmp_path, {"app.py": TEMPLATE_USER, "prompts/system.j2": stable})
+    assert not [f for f in run(tmp_path).findings if f.rule == "PC001"]
+    write_tree(tmp_path, {"prompts/system.j2": "Time: {{ now }}\n" + stable})
+    after = run(tmp_path)
+    assert [f for f in after.findings if f.rule == "PC001"]
+    assert answer(after) == answer(run(tmp_path, cache_dir=None))
+
+
+@pytest.mark.parametrize("damage", [
+    b"", b"{", b"\x00\xff garbage", b"[]", b'{"format": 1, "facts": 7}',
+    b'{"format": 1, "facts": {}, "dep_files": [], "dep_names": [], "entries": {"k": [[0], [], [], [], 1, 0]}}',
+])
+def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: bytes) -> None:
+    root = copy_demo(tmp_path)
+    cold = run(root)
+    for state in (root / ".promptlint_cache").rglob("state.json"):
+        state.write_bytes(damage)
+    again = run(root)
+    assert answer(again) == answer(cold)
+    assert again.stats["entry_modules_evaluated"] == again.stats["entry_modules"]
+    assert run(root).stats["entry_modules_evaluated"] == 0  # rebuilt
+
+
+def test_hostile_cache_records_are_not_trusted(tmp_path: Path) -> None:
+    """Records decode only into promptlint's own types: a crafted record is dropped, never run."""
+    root = copy_demo(tmp_path)
+    cold = run(root)
+    for state in (root / ".promptlint_cache").rglob("state.json"):
+        document = json.loads(state.read_text())
+        for entry in document["entries"].values():
+            entry[2] = [{"_": "Popen", "args": ["touch", str(tmp_path / "pwned")]}]
+            entry[3] = [{"~": "os.system", "v": "touch pwned"}]
+        state.write_text(json.dumps(document))
+    assert answer(run(root)) == answer(cold)
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_other_settings_use_another_namespace(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    run(root)
+    changed = run(root, stable=("support_bot.*",))
+    assert changed.stats["entry_modules_evaluated"] == changed.stats["entry_modules"]
+
+
+def test_cache_dir_must_stay_inside_the_project(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write_tree(root, {"app.py": HELPER_USER})
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    with pytest.raises(ConfigError):
+        run(root, cache_dir=str(outside))
+    (root / ".promptlint_cache").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ConfigError):
+        run(root)
+    assert not any(outside.iterdir())
+
+
+def test_no_cache_flag_writes_nothing(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    result = run_cli("check", ".", "--no-cache", cwd=root)
+    assert result.returncode == 1
+    assert not (root / ".promptlint_cache").exists()
+
+
+def test_concurrent_runs_are_safe(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    expected = run_cli("check", ".", "--format", "json", "--no-cache", cwd=root).stdout
+    command = [sys.executable, "-m", "promptlint", "check", ".", "--format", "json"]
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    for _ in range(2):  # cold, then warm, each four at once
+        processes = [subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True) for _ in range(4)]
+        outputs = [p.communicate(timeout=300) for p in processes]
+        assert [p.returncode for p in processes] == [1] * 4, [err for _, err in outputs]
+        assert all(_findings(out) == _findings(expected) for out, _ in outputs)
+    leftovers = [p.name for p in (root / ".promptlint_cache").rglob("*") if p.name.endswith(".tmp")]
+    assert not leftovers
+
+
+def _findings(output: str) -> list:
+    return json.loads(output)["findings"]
+
+
+def test_parallel_workers_give_the_serial_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_demo(tmp_path)
+    serial = analyze([root], Config(root=root, cache_dir=None, jobs=1), cwd=root)
+    monkeypatch.setattr(engine, "MIN_PARALLEL_BYTES", 0)
+    parallel = analyze([root], Config(root=root, cache_dir=None, jobs=2), cwd=root)
+    assert answer(parallel) == answer(serial)
+
+
+def test_corpus_cases_cached_and_uncached_agree(tmp_path: Path) -> None:
+    cases = sorted(p for p in (REPO / "fixtures" / "corpus").iterdir() if p.is_dir())
+    for case in cases[::4]:
+        root = tmp_path / case.name
+        shutil.copytree(case, root)
+        uncached = run(root, cache_dir=None)
+        assert answer(run(root)) == answer(uncached) == answer(run(root)), case.name
+
+
+def test_cache_result_is_independent_of_the_working_directory(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    from_root = run_cli("check", ".", "--format", "json", cwd=root)
+    from_parent = run_cli("check", "demo", "--format", "json", cwd=tmp_path)
+    paths = {f["path"] for f in json.loads(from_parent.stdout)["findings"]}
+    assert all(p.startswith("demo/") for p in paths)
+    assert len(json.loads(from_root.stdout)["findings"]) == len(paths)
+
