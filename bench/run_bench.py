@@ -183,6 +183,20 @@ def promptlint_command(corpus: Path, *extra: str) -> list[str]:
 PROMPTLINT_ENV = {"PYTHONPATH": str(REPO)}
 
 
+def snapshot(revision: str) -> Path:
+    """promptlint as committed at ``revision``, unpacked under bench/cache: what is measured
+    is a commit, untouched by edits made while the benchmark runs."""
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", revision], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    target = CACHE / f"promptlint-{commit}"
+    if not (target / "promptlint" / "__init__.py").is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "promptlint", "rules"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target
+
+
 @dataclass
 class Figures:
     name: str
@@ -229,7 +243,7 @@ def peak(runs: list[Run]) -> float:
 
 
 def table(all_figures: list[Figures]) -> str:
-    peer_names = list(PEERS)
+    peer_names = [p for p in PEERS if all(p in f.peers for f in all_figures)]
     head = ["corpus", "files", "lines", "cold s", "warm s", "touch 1 file s", "peak MiB"]
     for peer in peer_names:
         head += [f"{peer} s", f"{peer} MiB", f"cold ÷ {peer}"]
@@ -255,14 +269,15 @@ def _total(all_figures: list[Figures]) -> Figures:
     total = Figures("**total**", sum(f.files for f in all_figures), sum(f.lines for f in all_figures))
     total.cold, total.warm, total.touch = (summed(lambda f: f.cold), summed(lambda f: f.warm),
                                            summed(lambda f: f.touch))
-    total.peers = {peer: summed(lambda f, p=peer: f.peers[p]) for peer in PEERS}
+    total.peers = {peer: summed(lambda f, p=peer: f.peers[p]) for peer in PEERS
+                   if all(peer in f.peers for f in all_figures)}
     return total
 
 
 def targets(all_figures: list[Figures]) -> str:
     total = _total(all_figures)
     cold, warm, touch = (median_time(total.cold), median_time(total.warm), median_time(total.touch))
-    fastest_peer = min(median_time(runs) for runs in total.peers.values())
+    fastest_peer = min((median_time(runs) for runs in total.peers.values()), default=float("nan"))
     per_million = max(median_time(f.touch) / (f.lines / 1e6) for f in all_figures)
     memory = peak([r for f in all_figures for r in (*f.cold, *f.warm, *f.touch)])
     checks = [
@@ -286,13 +301,11 @@ def machine() -> str:
     return f"{os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu}, {mem_kib / 1024 ** 2:.1f} GiB RAM"
 
 
-def versions(peers: dict[str, Path]) -> str:
+def versions(source: str) -> str:
     sys.path.insert(0, str(REPO))
     from promptlint import __version__
 
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    return (f"promptlint {__version__} (commit {commit}), Python {platform.python_version()}, "
+    return (f"promptlint {__version__} ({source}), Python {platform.python_version()}, "
             + ", ".join(PEERS.values()))
 
 
@@ -303,9 +316,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of promptlint per corpus (median)")
     parser.add_argument("--peer-repeat", type=int, default=1, help="runs of each peer per corpus (median)")
     parser.add_argument("--markdown", type=Path, help="also write the report to this file")
+    parser.add_argument("--revision", default="HEAD", help="the commit of promptlint to measure (default HEAD)")
+    parser.add_argument("--worktree", action="store_true", help="measure the working tree instead of a commit")
+    parser.add_argument("--no-peers", action="store_true", help="promptlint only (a quick look while working)")
     args = parser.parse_args()
     chosen = [(n, r) for n, r in CORPORA if (not args.quick or n in QUICK) and (not args.corpus or n in args.corpus)]
-    peers = ensure_peers()
+    if not args.worktree:
+        PROMPTLINT_ENV["PYTHONPATH"] = str(snapshot(args.revision))
+    peers = {} if args.no_peers else ensure_peers()
     all_figures = []
     started = time.perf_counter()
     for name, requirement in chosen:
@@ -318,7 +336,7 @@ def main() -> None:
               flush=True)
     report = "\n".join([
         f"Date: {date.today().isoformat()}; machine: {machine()}",
-        f"Versions: {versions(peers)}",
+        f"Versions: {versions('working tree' if args.worktree else 'commit ' + Path(PROMPTLINT_ENV['PYTHONPATH']).name.split('-')[-1])}",
         f"Corpora: {', '.join(r for n, r in chosen)}; promptlint runs per figure: {args.repeat} (median), "
         f"peers: {args.peer_repeat}; bench wall time {time.perf_counter() - started:.0f} s",
         "",

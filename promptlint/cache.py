@@ -198,16 +198,19 @@ class FileFacts:
     imports: tuple[str, ...]
     date_pin: bool  # mentions a chat-template date pin (PC008 looks at it)
     definitions: tuple[tuple[str, frozenset[str]], ...] | None = None  # (name, called names), once parsed
+    directive: bool = False  # may hold a suppression comment (the suppression stage reads it)
 
     def to_json(self) -> list[Any]:
         return [list(self.signature), self.sha, self.text_ok, self.package, list(self.imports),
-                self.date_pin, None if self.definitions is None else [[n, sorted(c)] for n, c in self.definitions]]
+                self.date_pin, None if self.definitions is None else [[n, sorted(c)] for n, c in self.definitions],
+                self.directive]
 
     @classmethod
     def from_json(cls, data: Any) -> FileFacts:
-        signature, sha, text_ok, package, imports, date_pin, definitions = data
+        signature, sha, text_ok, package, imports, date_pin, definitions, directive = data
         return cls(tuple(signature), sha, bool(text_ok), str(package), tuple(imports), bool(date_pin),
-                   None if definitions is None else tuple((str(n), frozenset(c)) for n, c in definitions))
+                   None if definitions is None else tuple((str(n), frozenset(c)) for n, c in definitions),
+                   bool(directive))
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,9 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
                      cwd)
     failed = {e.path for e in errors} & {os.path.relpath(p, cwd) for p in requested.python}
     stats = {"seconds": time.perf_counter() - started, "files_failed": float(len(failed)), **analysis.stats}
-    result = AnalysisResult(tuple(findings), tuple(errors), tuple(analysis.layouts), len(requested.python), stats)
+    directive_files = tuple(str(p) for p in requested.python if facts[p].directive or not facts[p].text_ok)
+    result = AnalysisResult(tuple(findings), tuple(errors), tuple(analysis.layouts), len(requested.python), stats,
+                            directive_files + tuple(str(p) for p in requested.other))
     return _estimate(result, config)
 
 
@@ -180,7 +182,7 @@ def _merge(entries: list[Path], outcomes: dict[Path, EntryOutcome], knowledge: K
             errors.setdefault(error.path, error)
         modules.update(p for p in outcome.files if p.suffix == ".py")
     stats = {"entry_modules": float(len(entries)), "entry_modules_evaluated": float(evaluated),
-             "modules_parsed": float(len(modules))}
+             "modules_parsed": float(len(modules)), "parses": float(sum(o.parses for o in outcomes.values()))}
     return LayoutAnalysis(collector.layouts, errors, stats)
 
 

@@ -7,6 +7,7 @@ request) follow from these facts alone.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import replace
 from pathlib import Path
@@ -61,7 +62,14 @@ def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
         return FileFacts(signature, sha, False, package, (), False, definitions)
     text = data.decode("utf-8", errors="replace")
     return FileFacts(signature, sha, True, package, tuple(sorted(imported_modules(text, package))),
-                     any(word in text for word in DATE_PIN_WORDS), definitions)
+                     any(word in text for word in DATE_PIN_WORDS), definitions,
+                     _maybe_directive().search(text) is not None)
+
+
+def _maybe_directive() -> re.Pattern[str]:
+    from promptlint.suppressions import MAYBE_DIRECTIVE  # imported late: suppressions imports the engine
+
+    return MAYBE_DIRECTIVE
 
 
 def module_names(python_files: list[Path], root: Path) -> dict[Path, list[str]]:

@@ -221,3 +221,6 @@ class AnalysisResult:
     layouts: tuple[PromptLayout, ...] = ()
     files_analyzed: int = 0
     stats: dict[str, float] = field(default_factory=dict, hash=False, compare=False)
+    # The requested files whose text may hold a suppression directive (absolute paths), so the
+    # suppression stage need not read every file again; None: not known, read them all.
+    directive_files: tuple[str, ...] | None = field(default=None, compare=False)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from promptlint.analysis.evaluator import Evaluator, Frame
+from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator, Frame
 from promptlint.analysis.index import ModuleInfo
 from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
@@ -33,18 +33,15 @@ from promptlint.knowledge import Knowledge
 from promptlint.model import FileError, PromptLayout
 
 MAX_LAYOUTS_PER_CALL = 8
+ABANDONED = "analysis abandoned"
 PARSED_SOURCE_BUDGET = 6_000_000  # characters of parsed source a process keeps (ASTs: ~35 bytes each)
 # The evaluator allocates millions of short-lived objects next to a large, long-lived heap of
 # syntax trees; Python's default thresholds rescan that heap so often that collection took 45 %
 # of the time. Collect the youngest generation a hundred times less often.
 GC_THRESHOLDS = (50_000, 20, 100)
-DEADLINE_CHECK_EVERY = 256  # evaluation steps between two looks at the clock
+HEAVY_SHARE = 20  # the largest twentieth of the tasks is scheduled first
 
 Definitions = tuple[tuple[str, frozenset[str]], ...]
-
-
-class DeadlineExceeded(Exception):
-    """An entry module's evaluation ran past the per-file time budget."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +73,7 @@ class EntryOutcome:
     names: tuple[str, ...]  # every module name it tried to resolve
     seconds: float
     complete: bool  # False: abandoned at the time budget
+    parses: int = 0  # modules this evaluation had to parse (not kept from an earlier entry)
 
 
 # --- the per-process workspace ---------------------------------------------------------------
@@ -111,6 +109,7 @@ class TrackingProject(Project):
         super().__init__(root, python_files, cwd, max_file_bytes, names)
         self.by_name = _RecordingNames(self.by_name)
         self.files_read: set[Path] = set()
+        self.parses = 0
         self._recent: OrderedDict[Path, int] = OrderedDict()
 
     def begin_entry(self) -> None:
@@ -120,6 +119,7 @@ class TrackingProject(Project):
 
     def module_at(self, path: Path) -> ModuleInfo | None:
         self.files_read.add(path)
+        self.parses += path not in self._modules
         module = super().module_at(path)
         if path in self._recent:
             self._recent.move_to_end(path)
@@ -140,20 +140,6 @@ class TrackingProject(Project):
             if module is not None:
                 module.classes = {}  # ClassInfo.module points back: free the tree now, not at the next GC
             kept -= size
-
-
-class TimedEvaluator(Evaluator):
-    """The evaluator with a deadline: checked every few hundred steps, so a pathological module
-    is abandoned instead of hanging the run."""
-
-    deadline: float = float("inf")
-    _ticks = 0
-
-    def tick(self) -> None:
-        super().tick()
-        self._ticks += 1
-        if not self._ticks % DEADLINE_CHECK_EVERY and time.monotonic() > self.deadline:
-            raise DeadlineExceeded
 
 
 class LayoutCollector:
@@ -199,22 +185,27 @@ class Workspace:
     def evaluate(self, task: EntryTask) -> EntryOutcome:
         project = self.project
         project.begin_entry()
-        errors_before = set(project.errors)
+        parses_before = project.parses
         started = time.monotonic()
         collector = LayoutCollector(self.settings.knowledge)
-        complete = True
         module = project.module_at(task.path)
-        if module is not None:
-            complete = self._run(module, task.selected, task.reaching_names, collector, started)
+        stopped = None if module is None else self._run(module, task.selected, task.reaching_names, collector,
+                                                        started)
+        # Errors of the files this entry read (a module that does not parse, a broken template):
+        # attached to every entry that read them, so a cached entry keeps reporting them.
         displays = {project.display(path) for path in project.files_read}
-        errors = tuple(error for key, error in project.errors.items()
-                       if key not in errors_before or key in displays)
-        return EntryOutcome(task.path, tuple(collector.layouts), errors, tuple(sorted(project.files_read)),
-                            tuple(sorted(project.by_name.looked_up)), time.monotonic() - started, complete)
+        errors = [error for key, error in project.errors.items() if key in displays]
+        if stopped is not None:
+            errors = [e for e in errors if e.path != stopped.path] + [stopped]
+        return EntryOutcome(task.path, tuple(collector.layouts), tuple(errors), tuple(sorted(project.files_read)),
+                            tuple(sorted(project.by_name.looked_up)), time.monotonic() - started,
+                            stopped is None or not stopped.message.startswith(ABANDONED),
+                            project.parses - parses_before)
 
     def _run(self, module: ModuleInfo, selected: tuple[int, ...], reaching_names: frozenset[str] | None,
-             collector: LayoutCollector, started: float) -> bool:
-        evaluator = TimedEvaluator(self.project, self.settings.knowledge, collector.on_sink)
+             collector: LayoutCollector, started: float) -> FileError | None:
+        """Evaluate the module's top level and its selected functions; why it stopped, if it did."""
+        evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink)
         evaluator.reaching_names = reaching_names
         evaluator.deadline = started + self.settings.file_timeout_s
         definitions = _definitions([module])
@@ -225,14 +216,11 @@ class Workspace:
             for node, owner in functions:
                 evaluator.run_function_entry(module, node, owner)
         except DeadlineExceeded:
-            self.project.errors[module.display] = FileError(
-                module.display, f"analysis abandoned: it took longer than the per-file time budget "
-                                f"({self.settings.file_timeout_s:g} s; raise file-timeout to analyze it)")
-            return False
+            return FileError(module.display, f"{ABANDONED}: it took longer than the per-file time budget "
+                                             f"({self.settings.file_timeout_s:g} s; raise file-timeout to analyze it)")
         except Exception as exc:  # noqa: BLE001 - one odd module must not stop the analysis
-            self.project.errors.setdefault(module.display, FileError(
-                module.display, f"analysis stopped early: {type(exc).__name__}: {exc}"))
-        return True
+            return FileError(module.display, f"analysis stopped early: {type(exc).__name__}: {exc}")
+        return None
 
 
 # --- running tasks ---------------------------------------------------------------------------
@@ -280,14 +268,13 @@ class Workers:
 
     def map(self, function: Callable[[Task], Result], tasks: list[Task], weights: list[int],
             parallel: bool) -> list[Result]:
-        """``function`` over ``tasks``, results in task order. Heavier tasks start first, so no
-        worker is left alone with a big one at the end."""
+        """``function`` over ``tasks`` (in path order), results in task order."""
         if not tasks:
             return []
         if self._pool is None and not (parallel and self.jobs > 1 and len(tasks) > 1):
             return self._run_here(function, tasks)
         pool = self._pool or self._start_pool()
-        order = sorted(range(len(tasks)), key=lambda i: -weights[i])
+        order = _schedule(weights)
         results: list[Any] = [None] * len(tasks)
         for index, result in zip(order, pool.map(function, [tasks[i] for i in order])):
             results[index] = result
@@ -316,6 +303,15 @@ class Workers:
 
     def evaluate(self, tasks: list[EntryTask], parallel: bool) -> list[EntryOutcome]:
         return self.map(_evaluate_task, tasks, [_size(t.path) for t in tasks], parallel)
+
+
+def _schedule(weights: list[int]) -> list[int]:
+    """The heaviest tasks first, so no worker is left alone with a big one at the end; the rest
+    in their given (path) order, so a worker's next entry tends to import what it just parsed."""
+    count = len(weights)
+    heavy = sorted(range(count), key=lambda i: -weights[i])[: max(1, count // HEAVY_SHARE)]
+    chosen = set(heavy)
+    return heavy + [i for i in range(count) if i not in chosen]
 
 
 def _context() -> Any:

@@ -65,8 +65,12 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
 
     # Info findings are analyzed even when hidden, so a suppression of one is not "unused".
     result = analyze(targets, replace(config, show_info=True), cwd)
-    requested = discover(targets, config, cwd)
-    result, suppressed = apply_suppressions(result, config, cwd, [*requested.python, *requested.other])
+    if result.directive_files is not None:
+        scan = [Path(p) for p in result.directive_files]
+    else:
+        requested = discover(targets, config, cwd)
+        scan = [*requested.python, *requested.other]
+    result, suppressed = apply_suppressions(result, config, cwd, scan)
     if not config.show_info:
         result = replace(result, findings=tuple(f for f in result.findings if f.severity is not Severity.INFO))
     notes: list[str] = []

@@ -237,8 +237,10 @@ def test_empty_project_is_exit_0(tmp_path: Path) -> None:
 def test_slow_module_is_abandoned_with_an_error(tmp_path: Path) -> None:
     """A per-file time budget: a module whose evaluation takes too long is reported, not waited on."""
     branches = "\n".join(f"    if flag{i}:\n        text = text + part{i}(text)" for i in range(300))
-    helpers = "\n".join(f"def part{i}(t):\n    return t + t[:3]" for i in range(300))
-    slow = f"import openai\n{helpers}\ndef build(text):\n{branches}\n    return text\n"
+    helpers = "\n".join(f"def part{i}(t):\n    return t + t[:3] + str(len(t))" for i in range(300))
+    slow = (f"import openai\n{helpers}\ndef build(text):\n{branches}\n"
+            "    return openai.OpenAI().chat.completions.create(model='m', messages=[{'role': 'system', "
+            "'content': text}])\n")
     write_tree(tmp_path, {"good.py": GOOD, "slow.py": slow,
                           "pyproject.toml": "[tool.promptlint]\nfile-timeout = 0.001\n"})
     result = run_cli("check", ".", "--format", "json", "--no-cache", cwd=tmp_path)

@@ -10,6 +10,7 @@ never reported as volatile.
 from __future__ import annotations
 
 import ast
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -64,6 +65,14 @@ class BudgetExceeded(Exception):
     pass
 
 
+class DeadlineExceeded(BaseException):
+    """The per-file time budget (``Evaluator.deadline``) ran out. A BaseException, so no
+    ``except Exception`` on the way swallows it: the engine abandons the module and reports it."""
+
+
+CLOCK_EVERY = 256  # steps between two looks at the clock when a deadline is set
+
+
 @dataclass
 class Frame:
     module: ModuleInfo
@@ -93,6 +102,9 @@ class Evaluator:
         self._call_names: dict[int, set[str]] = {}
         # Names of functions that can reach an LLM call (set by the engine); None: evaluate all.
         self.reaching_names: frozenset[str] | None = None
+        self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
+        self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
+        self._clock = CLOCK_EVERY
 
     # --- entry points ------------------------------------------------------------------------
 
@@ -357,6 +369,14 @@ class Evaluator:
         self.steps += 1
         if self.steps > STEP_BUDGET:
             raise BudgetExceeded
+        self._clock -= 1
+        if not self._clock:
+            self._look_at_clock()
+
+    def _look_at_clock(self) -> None:
+        self._clock = CLOCK_EVERY
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise DeadlineExceeded
 
     def eval(self, node: ast.expr | None, frame: Frame) -> Value:
         if node is None:
@@ -449,13 +469,24 @@ class Evaluator:
         elif head in module.classes:
             value = ClassVal(module.classes[head])
         elif head in module.imports:
-            value = self.resolve_qualname(module.imports[head], frame)
+            value = self.resolve_import(module.imports[head], qualname, frame)
         else:
             globals_ = self.run_module(module)
             value = module_constant(globals_[head]) if head in globals_ else Ref(qualname)
         for attr in tail:
             value = self.attribute(value, attr, frame, None)
         return value
+
+    def resolve_import(self, target: str, qualname: str, frame: Frame) -> Value:
+        """Follow a re-export; a chain that comes back to itself (``from .x import y`` inside
+        ``x``) stays a reference instead of recursing until Python's limit."""
+        if target in self._resolving:
+            return Ref(qualname)
+        self._resolving.add(target)
+        try:
+            return self.resolve_qualname(target, frame)
+        finally:
+            self._resolving.discard(target)
 
     def eval_Attribute(self, node: ast.Attribute, frame: Frame) -> Value:
         path = _dotted(node)
