@@ -197,20 +197,30 @@ class FileFacts:
     package: str  # the package its relative imports were resolved against
     imports: tuple[str, ...]
     date_pin: bool  # mentions a chat-template date pin (PC008 looks at it)
-    definitions: tuple[tuple[str, frozenset[str]], ...] | None = None  # (name, called names), once parsed
     directive: bool = False  # may hold a suppression comment (the suppression stage reads it)
+    # A hash of the module's definitions and the names they call (reach analysis), once parsed;
+    # the definitions themselves are stored apart (``Cache.definitions``), read only when needed.
+    definitions_hash: str | None = None
+    # Every name written just before a "(" anywhere in the file: a superset of the names its code
+    # calls (``x.create(`` gives ``create``), so a file that cannot reach an LLM call is never parsed.
+    called: tuple[str, ...] = ()
 
     def to_json(self) -> list[Any]:
         return [list(self.signature), self.sha, self.text_ok, self.package, list(self.imports),
-                self.date_pin, None if self.definitions is None else [[n, sorted(c)] for n, c in self.definitions],
-                self.directive]
+                self.date_pin, self.directive, self.definitions_hash, list(self.called)]
 
     @classmethod
     def from_json(cls, data: Any) -> FileFacts:
-        signature, sha, text_ok, package, imports, date_pin, definitions, directive = data
+        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash, called = data
         return cls(tuple(signature), sha, bool(text_ok), str(package), tuple(imports), bool(date_pin),
-                   None if definitions is None else tuple((str(n), frozenset(c)) for n, c in definitions),
-                   bool(directive))
+                   bool(directive), definitions_hash, tuple(called))
+
+
+Definitions = tuple[tuple[str, frozenset[str]], ...]  # (name, called names) of each definition
+
+
+def definitions_hash(definitions: Definitions) -> str:
+    return stable_hash(definitions)
 
 
 @dataclass(frozen=True)
@@ -237,8 +247,13 @@ class Cache:
         self.folder = directory / namespace
         self._state: dict[str, Any] | None = None
         self._files: dict[str, FileFacts] = {}
+        self._definitions: dict[str, Any] | None = None  # by definitions hash, loaded on demand
+        self._definitions_dirty = False
+        self.reach: dict[str, Any] | None = None  # the last reach result and the input it was for
         self._entries: dict[str, StoredEntry] = {}
         self._used: set[str] = set()
+        self._new_entries: set[str] = set()
+        self._changed_files: set[str] = set()
         self._dirty = False
         self.writable = True
 
@@ -260,11 +275,14 @@ class Cache:
         try:
             self._files = {name: FileFacts.from_json(raw) for name, raw in self._state.get("facts", {}).items()}
         except (TypeError, ValueError, AttributeError):
-            self._files = {}
+            self._files, self._state["facts"] = {}, {}
         try:
             self._entries = _decode_entries(self._state)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError):
             self._entries = {}
+            self._state.update(entries={}, dep_files=[], dep_names=[])
+        reach = self._state.get("reach")
+        self.reach = reach if isinstance(reach, dict) else None
 
     # per-file facts
 
@@ -276,6 +294,7 @@ class Cache:
     def set_file(self, name: str, facts: FileFacts) -> None:
         if self.files.get(name) != facts:
             self.files[name] = facts
+            self._changed_files.add(name)
             self._dirty = True
 
     def retain_files(self, names: set[str]) -> None:
@@ -284,6 +303,30 @@ class Cache:
         for name in stale:
             del self.files[name]
         self._dirty = self._dirty or bool(stale)
+
+    # definitions (for the reach analysis): a separate file, read only when the reach changes
+
+    def definitions(self, key: str) -> Definitions | None:
+        if self._definitions is None:
+            data = read_json(self.folder / "definitions.json")
+            self._definitions = data.get("definitions", {}) if isinstance(data, dict) and \
+                data.get("format") == FORMAT and isinstance(data.get("definitions"), dict) else {}
+        raw = self._definitions.get(key)
+        try:
+            return None if raw is None else tuple((str(n), frozenset(c)) for n, c in raw)
+        except (TypeError, ValueError):
+            return None
+
+    def set_definitions(self, key: str, definitions: Definitions) -> None:
+        self.definitions(key)  # loads the store
+        assert self._definitions is not None
+        if key not in self._definitions:
+            self._definitions[key] = [[n, sorted(c)] for n, c in definitions]
+            self._definitions_dirty = True
+
+    def set_reach(self, reach: dict[str, Any]) -> None:
+        self.reach = reach
+        self._dirty = True
 
     # per-entry results
 
@@ -298,6 +341,7 @@ class Cache:
         self._load()
         self._entries[key] = entry
         self._used.add(key)
+        self._new_entries.add(key)
         self._dirty = True
 
     # writing
@@ -306,19 +350,49 @@ class Cache:
         """Write facts and the results used by this run (older ones are dropped)."""
         if not self.writable:
             return
+        if self._definitions_dirty and self._definitions is not None:
+            self._write("definitions.json", {"format": FORMAT, "definitions": self._definitions})
+            self._definitions_dirty = False
         stale = set(self._entries) - self._used
         if not self._dirty and not stale:
             return
-        entries = {key: value for key, value in self._entries.items() if key in self._used}
-        document = {"format": FORMAT, "facts": {name: f.to_json() for name, f in self._files.items()},
-                    **_encode_entries(entries)}
+        self._write("state.json", {"format": FORMAT, "facts": self._facts_json(), "reach": self.reach,
+                                   **self._entries_json()})
+        self._dirty = False
+
+    def _facts_json(self) -> dict[str, Any]:
+        """Unchanged facts are written back as they were read: no re-encoding of thousands of
+        files after a one-file change."""
+        stored = (self._state or {}).get("facts", {})
+        return {name: stored[name] if name in stored and name not in self._changed_files else facts.to_json()
+                for name, facts in self._files.items()}
+
+    def _entries_json(self) -> dict[str, Any]:
+        """The results used by this run. Results read from the file keep their encoding and the
+        shared tables; new results append rows to them. When more than half of the rows belong
+        to dropped results, everything is encoded afresh."""
+        state = self._state or {}
+        stored, files, names = state.get("entries", {}), state.get("dep_files", []), state.get("dep_names", [])
+        kept = {key: stored[key] for key in self._used if key in stored and key not in self._new_entries}
+        referenced = {i for row in kept.values() for i in row[0]}
+        if len(referenced) * 2 < len(files):
+            return _encode_entries({key: self._entries[key] for key in self._used})
+        files, names = list(files), list(names)
+        file_index: dict[tuple[str, str | None], int] = {}
+        name_index: dict[tuple[str, str | None], int] = {}
+        for key in self._new_entries & self._used:
+            entry = self._entries[key]
+            file_ids = [_row(file_index, files, item) for item in entry.files]
+            name_ids = [_row(name_index, names, item) for item in entry.names]
+            kept[key] = [file_ids, name_ids, entry.layouts, entry.errors, entry.complete, entry.seconds]
+        return {"dep_files": files, "dep_names": names, "entries": kept}
+
+    def _write(self, name: str, document: dict[str, Any]) -> None:
         try:
             self._prepare()
-            atomic_write(self.folder / "state.json", json.dumps(document, separators=(",", ":")).encode(),
-                         self.root)
+            atomic_write(self.folder / name, json.dumps(document, separators=(",", ":")).encode(), self.root)
         except (OSError, ValueError, RecursionError):
             self.writable = False  # a read-only checkout, a full disk: analyze without caching
-        self._dirty = False
 
     def _prepare(self) -> None:
         if self.folder.is_dir():
@@ -339,6 +413,13 @@ class Cache:
         namespaces.sort(key=lambda p: p.stat().st_mtime, reverse=True)
         for old in namespaces[KEEP_NAMESPACES:]:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _row(index: dict[tuple[str, str | None], int], table: list[Any], item: tuple[str, str | None]) -> int:
+    if item not in index:
+        index[item] = len(table)
+        table.append(list(item))
+    return index[item]
 
 
 def _encode_entries(entries: dict[str, StoredEntry]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 import subprocess
 from collections.abc import Callable
@@ -58,17 +59,35 @@ def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
         if not start_abs.is_dir():
             _add_checked(Path(os.path.abspath(cwd / start)), root, found, seen, cwd)
             continue
-        for folder, dirnames, filenames in os.walk(start_abs, followlinks=False):
-            here = Path(folder)
-            dirnames[:] = sorted(d for d in dirnames if not excluder.excluded(here / d, is_dir=True))
-            for name in sorted(filenames):
-                path = here / name
-                if not _wanted(path) or excluder.excluded(path, is_dir=False):
-                    continue
-                if ignored is not None and ignored(path):
-                    continue
-                _add_checked(path, root, found, seen, cwd)
+        _walk(start_abs, root, excluder, ignored, found, seen, cwd)
     return found
+
+
+def _walk(folder: Path, root: Path, excluder: _Excluder, ignored: Callable[[Path], bool] | None,
+          found: Discovered, seen: set[Path], cwd: Path) -> None:
+    """Depth-first, in name order; directory links are not followed. ``scandir`` tells regular
+    files from the rest without a ``stat`` per file."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        found.errors.append(FileError(_rel(folder, cwd), f"cannot list folder: {exc.strerror or exc}"))
+        return
+    folders = []
+    for entry in entries:
+        path = folder / entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if not excluder.excluded(path, is_dir=True):
+                folders.append(path)
+            continue
+        if not _wanted(path) or excluder.excluded(path, is_dir=False) or (ignored is not None and ignored(path)):
+            continue
+        if entry.is_file(follow_symlinks=False):
+            _add_file(path, found, seen)  # a regular file, not a link: nothing more to check
+        else:
+            _add_checked(path, root, found, seen, cwd)
+    for sub in folders:
+        _walk(sub, root, excluder, ignored, found, seen, cwd)
 
 
 def _add_checked(path: Path, root: Path, found: Discovered, seen: set[Path], cwd: Path) -> None:
@@ -116,24 +135,26 @@ def _rel(path: Path, cwd: Path) -> str:
 
 
 class _Excluder:
-    """The configured and default exclude patterns, matched on the name and the project path."""
+    """The configured and default exclude patterns, matched on the name and the project path
+    (each pattern also excludes everything below a matching folder). Compiled into one regular
+    expression per kind: a large tree has thousands of folders."""
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
-        self.file_patterns = tuple(p.rstrip("/") for p in (*config.exclude, *config.extend_exclude))
-        self.dir_patterns = tuple(p.rstrip("/") for p in DEFAULT_EXCLUDES) + self.file_patterns
+        file_patterns = tuple(p.rstrip("/") for p in (*config.exclude, *config.extend_exclude))
+        dir_patterns = tuple(p.rstrip("/") for p in DEFAULT_EXCLUDES) + file_patterns
+        self.files = _compiled(file_patterns)
+        self.dirs = _compiled(dir_patterns)
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
-        patterns = self.dir_patterns if is_dir else self.file_patterns
-        if not patterns:
+        compiled = self.dirs if is_dir else self.files
+        if compiled is None:
             return False
-        name = path.name
+        name_pattern, relative_pattern, prefixes = compiled
+        if name_pattern.match(path.name):
+            return True
         relative = self._relative(path)
-        for pattern in patterns:
-            if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern) or \
-                    fnmatch.fnmatch(relative, pattern + "/*") or relative.startswith(pattern + "/"):
-                return True
-        return False
+        return relative_pattern.match(relative) is not None or relative.startswith(prefixes)
 
     def _relative(self, path: Path) -> str:
         try:
@@ -144,6 +165,15 @@ class _Excluder:
             return path.resolve().relative_to(self.root).as_posix()
         except (ValueError, OSError, RuntimeError):
             return path.name
+
+
+def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...]] | None:
+    """fnmatch on the name, on the relative path, and on anything below it, as one regex each."""
+    if not patterns:
+        return None
+    names = re.compile("|".join(fnmatch.translate(p) for p in patterns))
+    relatives = re.compile("|".join(fnmatch.translate(q) for p in patterns for q in (p, p + "/*")))
+    return names, relatives, tuple(p + "/" for p in patterns)
 
 
 def git_ignored_filter(root: Path) -> Callable[[Path], bool] | None:

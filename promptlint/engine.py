@@ -22,7 +22,7 @@ from typing import Any
 
 from promptlint import cache as cache_store
 from promptlint.analysis.project import Project
-from promptlint.analysis.reach import reach_over
+from promptlint.analysis.reach import NO_PROMPT, reach_over
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -112,60 +112,140 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
                         knowledge, config.file_timeout_s)
     with Workers(settings, worker_count(config.jobs)) as workers:
         clock = time.perf_counter()
-        _add_definitions(entries, facts, cache, workers, project.root)
+        selected, reaching_names = _reaching(entries, facts, knowledge, cache, workers, project.root)
         definitions_s = time.perf_counter() - clock
-        selected, reaching_names = _reaching(entries, facts, knowledge)
         global_key = cache_store.stable_hash(sorted(reaching_names))
-        keys = {path: cache_store.stable_hash(relative_key(path, project.root), facts[path].sha, selected[path],
-                                              global_key) for path in entries}
+        tasks = {path: EntryTask(path, selected[path], reaching_names) for path in selected}
+        for path in _checked_only(entries, selected, facts, knowledge):
+            tasks[path] = EntryTask(path, (), None, parse_only=True)
+        keys = {path: _entry_key(relative_key(path, project.root), facts[path].sha, task, global_key)
+                for path, task in tasks.items()}
         dependencies = _Dependencies(project, facts)
         outcomes: dict[Path, EntryOutcome] = {}
         if cache is not None:
-            for path in entries:
+            for path in tasks:
                 found = dependencies.outcome(path, cache.entry(keys[path]))
                 if found is not None:
                     outcomes[path] = found
-        tasks = [EntryTask(path, selected[path], reaching_names) for path in entries if path not in outcomes]
+        pending = [tasks[path] for path in sorted(tasks) if path not in outcomes]
         clock = time.perf_counter()
-        evaluated = workers.evaluate(tasks, _worth_parallel([t.path for t in tasks], facts))
+        evaluated = workers.evaluate(pending, _worth_parallel([t.path for t in pending], facts))
         evaluate_s = time.perf_counter() - clock
     for outcome in evaluated:
         outcomes[outcome.path] = outcome
         if cache is not None:
             cache.store_entry(keys[outcome.path], dependencies.stored(outcome))
-    analysis = _merge(entries, outcomes, knowledge, len(tasks))
-    analysis.stats.update(definitions_seconds=definitions_s, evaluate_seconds=evaluate_s)
+    analysis = _merge(sorted(tasks), outcomes, knowledge, len(pending))
+    analysis.stats.update(definitions_seconds=definitions_s, evaluate_seconds=evaluate_s,
+                          entry_candidates=float(len(entries)))
     return analysis
+
+
+def _checked_only(entries: list[Path], selected: dict[Path, tuple[int, ...]], facts: dict[Path, FileFacts],
+                  knowledge: Knowledge) -> list[Path]:
+    """Entries that cannot reach an LLM call but are parsed anyway, so that a file which names an
+    LLM SDK and does not parse (or cannot be read) is reported rather than passed over."""
+    triggers = set(knowledge.trigger_words)
+    return [path for path in entries if path not in selected and
+            (not facts[path].text_ok or any(name.split(".")[0] in triggers for name in facts[path].imports))]
+
+
+def _entry_key(relative: str, sha: str | None, task: EntryTask, global_key: str) -> str:
+    """Which stored result an entry may reuse: its path, content, evaluated functions, and the
+    names that reach an LLM call anywhere (the namespace covers code and configuration)."""
+    what = "parse" if task.parse_only else ",".join(map(str, task.selected))
+    text = "\x1f".join((relative, sha or "", what, "" if task.parse_only else global_key))
+    return cache_store.sha256_bytes(text.encode("utf-8", "surrogatepass"))[:32]
 
 
 def _worth_parallel(paths: list[Path], facts: dict[Path, FileFacts]) -> bool:
     return sum(facts[p].signature[1] for p in paths) >= MIN_PARALLEL_BYTES
 
 
-def _add_definitions(entries: list[Path], facts: dict[Path, FileFacts], cache: Cache | None,
-                     workers: Workers, root: Path) -> None:
-    """Each entry's definitions and the names they call (for the reach analysis): from the
-    cache, else parsed now."""
-    missing = [p for p in entries if facts[p].definitions is None and facts[p].sha is not None]
-    found = workers.definitions(missing, _worth_parallel(missing, facts))
-    for path, definitions in zip(missing, found):
-        facts[path] = replace(facts[path], definitions=definitions or ())
-        if cache is not None:
-            cache.set_file(relative_key(path, root), facts[path])
+def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge, cache: Cache | None,
+              workers: Workers, root: Path) -> tuple[dict[Path, tuple[int, ...]], frozenset[str]]:
+    """The entries worth evaluating, each with its definitions that can reach an LLM call (see
+    analysis/reach.py), and every name that leads to one.
+
+    Only files whose text calls a name that leads to an LLM call are parsed: first those calling
+    an API method, then those calling a function found in them, and so on until no new file
+    qualifies. The answer depends only on the entries' contents: when their hashes are those of
+    the stored answer, it is used and nothing is parsed."""
+    fingerprint = cache_store.stable_hash([(relative_key(p, root), facts[p].sha) for p in entries])
+    stored = cache.reach if cache is not None else None
+    if stored is not None and stored.get("fingerprint") == fingerprint:
+        by_key = {relative_key(p, root): p for p in entries}
+        try:
+            selected = {by_key[rel]: tuple(indices) for rel, indices in stored["selected"].items()}
+            return selected, frozenset(stored["names"])
+        except (KeyError, TypeError, AttributeError):
+            pass  # damaged: compute again
+    definitions: dict[Path, Any] = {}
+    hops: dict[Path, list[int | None]] = {}
+    names = knowledge.api_method_names
+    while True:
+        wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(NO_PROMPT)}
+        new = [p for p in entries if p not in definitions and facts[p].text_ok and not wanted.isdisjoint(facts[p].called)]
+        if not new:
+            break
+        definitions.update(_definitions_of(new, facts, cache, workers, root))
+        hops, names = _hops(definitions, knowledge.api_method_names)
+    selected = {path: _farthest_first(hops[path]) for path in sorted(definitions)}
+    if cache is not None:
+        cache.set_reach({"fingerprint": fingerprint, "names": sorted(names),
+                         "selected": {relative_key(p, root): list(indices) for p, indices in selected.items()}})
+    return selected, frozenset(names)
 
 
-def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge
-              ) -> tuple[dict[Path, tuple[int, ...]], frozenset[str]]:
-    """Which definitions of each entry can reach an LLM call (see analysis/reach.py)."""
+def _hops(definitions: dict[Path, Any], sink_names: frozenset[str]
+          ) -> tuple[dict[Path, list[int | None]], frozenset[str]]:
+    """reach_over all the parsed modules' definitions at once, answered per module."""
     flat: list[tuple[str, Any]] = []
     spans: dict[Path, tuple[int, int]] = {}
-    for path in entries:
-        definitions = facts[path].definitions or ()
-        spans[path] = (len(flat), len(flat) + len(definitions))
-        flat += definitions
-    flags, names = reach_over(flat, knowledge.api_method_names)
-    selected = {path: tuple(i - start for i in range(start, end) if flags[i]) for path, (start, end) in spans.items()}
-    return selected, names
+    for path in sorted(definitions):
+        spans[path] = (len(flat), len(flat) + len(definitions[path]))
+        flat += definitions[path]
+    hops, names = reach_over(flat, sink_names)
+    return {path: hops[start:end] for path, (start, end) in spans.items()}, names
+
+
+def _farthest_first(hops: list[int | None]) -> tuple[int, ...]:
+    """The reaching definitions of a module, callers before the functions they call (the most
+    hops from an LLM call first): a function already evaluated inside its caller is not
+    evaluated again on its own (see Evaluator.covered)."""
+    reaching = [index for index, hop in enumerate(hops) if hop is not None]
+    return tuple(sorted(reaching, key=lambda index: (-(hops[index] or 0), index)))
+
+
+def _definitions_of(paths: list[Path], facts: dict[Path, FileFacts], cache: Cache | None, workers: Workers,
+                    root: Path) -> dict[Path, Any]:
+    """The definitions of these modules: stored ones by hash, the others parsed (new or changed
+    files, or a lost store)."""
+    found: dict[Path, Any] = {}
+    for path in paths:
+        key = facts[path].definitions_hash
+        known = cache.definitions(key) if cache is not None and key is not None else None
+        if known is not None:
+            found[path] = known
+    missing = [p for p in paths if p not in found]
+    found.update(_new_definitions(missing, facts, cache, workers, root))
+    return found
+
+
+def _new_definitions(missing: list[Path], facts: dict[Path, FileFacts], cache: Cache | None,
+                     workers: Workers, root: Path) -> dict[Path, Any]:
+    """Parse these modules for their definitions; remember them by hash."""
+    found = workers.definitions(missing, _worth_parallel(missing, facts))
+    parsed = {}
+    for path, definitions in zip(missing, found):
+        definitions = definitions or ()
+        key = cache_store.definitions_hash(definitions)
+        facts[path] = replace(facts[path], definitions_hash=key)
+        parsed[path] = definitions
+        if cache is not None:
+            cache.set_definitions(key, definitions)
+            cache.set_file(relative_key(path, root), facts[path])
+    return parsed
 
 
 def _merge(entries: list[Path], outcomes: dict[Path, EntryOutcome], knowledge: Knowledge,
@@ -193,6 +273,8 @@ class _Dependencies:
         self.project = project
         self.hashes: dict[Path, str | None] = {path: f.sha for path, f in facts.items()}
         self._checked: dict[tuple[str, str | None], bool] = {}
+        self._absolute: dict[str, Path] = {}
+        self._resolved: dict[tuple[str, str | None], bool] = {}
 
     def hash_of(self, path: Path) -> str | None:
         """The content hash of a file: from the facts, else read once (prompt files)."""
@@ -213,10 +295,18 @@ class _Dependencies:
                 self._checked[item] = self.hash_of(self.absolute(item[0])) == item[1]
             if not self._checked[item]:
                 return False
-        return all(self.resolution(name) == rel for name, rel in entry.names)
+        for item in entry.names:
+            if item not in self._resolved:
+                self._resolved[item] = self.resolution(item[0]) == item[1]
+            if not self._resolved[item]:
+                return False
+        return True
 
     def absolute(self, relative: str) -> Path:
-        return Path(os.path.normpath(self.project.root / relative))
+        found = self._absolute.get(relative)
+        if found is None:
+            found = self._absolute[relative] = Path(os.path.normpath(self.project.root / relative))
+        return found
 
     def stored(self, outcome: EntryOutcome) -> StoredEntry:
         root = self.project.root

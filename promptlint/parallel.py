@@ -39,6 +39,7 @@ PARSED_SOURCE_BUDGET = 6_000_000  # characters of parsed source a process keeps 
 # syntax trees; Python's default thresholds rescan that heap so often that collection took 45 %
 # of the time. Collect the youngest generation a hundred times less often.
 GC_THRESHOLDS = (50_000, 20, 100)
+COLLECT_GROWTH_MIB = 120
 HEAVY_SHARE = 20  # the largest twentieth of the tasks is scheduled first
 
 Definitions = tuple[tuple[str, frozenset[str]], ...]
@@ -62,6 +63,7 @@ class EntryTask:
     path: Path
     selected: tuple[int, ...]  # indices into the module's definitions (reach order) to evaluate
     reaching_names: frozenset[str] | None  # names of functions that can reach an LLM call
+    parse_only: bool = False  # only report whether the module can be read and parsed
 
 
 @dataclass(frozen=True)
@@ -128,8 +130,11 @@ class TrackingProject(Project):
         return module
 
     def read_text_file(self, path: Path, max_bytes: int) -> str | None:
-        self.files_read.add(path)
-        return super().read_text_file(path, max_bytes)
+        text = super().read_text_file(path, max_bytes)
+        real = os.path.realpath(path)
+        if real.startswith(str(self.root) + os.sep):  # outside: never read, so not a dependency
+            self.files_read.add(path)
+        return text
 
     def evict(self) -> None:
         """Forget the least recently used parsed modules beyond the memory budget."""
@@ -174,6 +179,15 @@ class Workspace:
         self.settings = settings
         self.project = TrackingProject(settings.root, list(settings.python_files), settings.cwd,
                                        settings.max_file_bytes, settings.names)
+        self._memory_after_collect = _resident_mib()
+
+    def _collect_if_grown(self) -> None:
+        """With the raised thresholds, an entry's evaluator (cyclic: closures over their frames)
+        outlives it in the oldest generation; collect when the process has grown by
+        COLLECT_GROWTH_MIB since the last collection instead of after every entry."""
+        if _resident_mib() - self._memory_after_collect > COLLECT_GROWTH_MIB:
+            gc.collect()
+            self._memory_after_collect = _resident_mib()
 
     def definitions(self, path: Path) -> Definitions | None:
         """(name, called names) of each definition of a module, for the reach analysis."""
@@ -185,12 +199,13 @@ class Workspace:
     def evaluate(self, task: EntryTask) -> EntryOutcome:
         project = self.project
         project.begin_entry()
+        self._collect_if_grown()
         parses_before = project.parses
         started = time.monotonic()
         collector = LayoutCollector(self.settings.knowledge)
         module = project.module_at(task.path)
-        stopped = None if module is None else self._run(module, task.selected, task.reaching_names, collector,
-                                                        started)
+        stopped = None if module is None or task.parse_only else \
+            self._run(module, task.selected, task.reaching_names, collector, started)
         # Errors of the files this entry read (a module that does not parse, a broken template):
         # attached to every entry that read them, so a cached entry keeps reporting them.
         displays = {project.display(path) for path in project.files_read}
@@ -214,7 +229,8 @@ class Workspace:
             evaluator.steps = 0
             evaluator.run_module(module)
             for node, owner in functions:
-                evaluator.run_function_entry(module, node, owner)
+                if id(node) not in evaluator.covered:
+                    evaluator.run_function_entry(module, node, owner)
         except DeadlineExceeded:
             return FileError(module.display, f"{ABANDONED}: it took longer than the per-file time budget "
                                              f"({self.settings.file_timeout_s:g} s; raise file-timeout to analyze it)")
@@ -303,6 +319,14 @@ class Workers:
 
     def evaluate(self, tasks: list[EntryTask], parallel: bool) -> list[EntryOutcome]:
         return self.map(_evaluate_task, tasks, [_size(t.path) for t in tasks], parallel)
+
+
+def _resident_mib() -> float:
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0  # no /proc: never collect early (Python's own thresholds still apply)
 
 
 def _schedule(weights: list[int]) -> list[int]:

@@ -56,6 +56,12 @@ def test_a_change_re_evaluates_only_its_dependents(tmp_path: Path) -> None:
     after = run(root)
     assert 0 < after.stats["entry_modules_evaluated"] < after.stats["entry_modules"]
     assert answer(after) == answer(run(root, cache_dir=None))
+    again = run(root)  # the state written after a partial re-evaluation is complete
+    assert again.stats["entry_modules_evaluated"] == 0
+    assert answer(again) == answer(after)
+    touched.write_text(touched.read_text() + "\n# a second edit\n")
+    assert answer(run(root)) == answer(after)
+    assert run(root).stats["entry_modules_evaluated"] == 0
 
 
 def test_touch_without_change_re_evaluates_nothing(tmp_path: Path) -> None:

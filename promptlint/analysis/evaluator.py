@@ -54,6 +54,7 @@ from promptlint.knowledge import Knowledge
 from promptlint.model import CacheBreakpoint, Hole, Literal, Origin, Step, Volatility
 
 MAX_DEPTH = 4
+COVERING_DEPTH = 2  # MAX_DEPTH minus reach.MAX_HOPS: from here, every reaching callee is still run
 MAX_UNROLL = 24
 STEP_BUDGET = 20_000  # evaluation steps per entry point: a guard against pathological code
 TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "%s", "%r")
@@ -104,6 +105,9 @@ class Evaluator:
         self.reaching_names: frozenset[str] | None = None
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
+        # Functions whose whole body ran inside a caller, shallow enough that their own calls
+        # could still reach an LLM call: evaluating them again as entry points adds nothing.
+        self.covered: set[int] = set()
         self._clock = CLOCK_EVERY
 
     # --- entry points ------------------------------------------------------------------------
@@ -884,6 +888,8 @@ class Evaluator:
         sub.locals.update(inherited)  # the same object: what the caller set on `self` is read here
         self.bind_params(func.node, sub, args, kwargs, func.self_value)
         self.run_block(func.node.body, sub)
+        if sub.depth <= COVERING_DEPTH:
+            self.covered.add(id(func.node))
         result = self.pick_return(sub.returns, func)
         if self.is_memoized(func):
             result = cap_volatility(result, Volatility.PER_PROCESS,
