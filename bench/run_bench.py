@@ -12,7 +12,7 @@ index into ``bench/cache/`` (git-ignored). Each corpus is analyzed by:
     so they never touch promptlint's environment. They keep no cache: one figure each.
 
 Memory is the peak of the summed proportional set size (PSS) of the whole process tree (workers
-included; pages a forked worker shares with its parent count once), sampled every 20 ms. Times are wall-clock medians of ``--repeat`` runs (peers: ``--peer-repeat``).
+included; pages a forked worker shares with its parent count once), sampled every 50 ms. Times are wall-clock medians of ``--repeat`` runs (peers: ``--peer-repeat``).
 
     python bench/run_bench.py            # all corpora (about 2.3 million lines; ~15 minutes)
     python bench/run_bench.py --quick    # three small corpora (about 160k lines; ~2 minutes)
@@ -60,6 +60,7 @@ QUICK = ("langchain-core", "langchain", "dspy")
 PEERS = {"pcdlint": "pcdlint==0.3.0", "cachedrift": "cachedrift==0.1.0"}
 SDK_IMPORT = re.compile(r"^\s*(?:from|import)\s+(?:openai|anthropic|litellm|google\.genai)\b", re.MULTILINE)
 SKIP_DIRS = {"__pycache__", ".promptlint_cache"}
+SAMPLE_EVERY_S = 0.05
 EDIT = b"\n\n# edited by the benchmark\ndef _edited_by_the_benchmark():\n    return 1\n"
 
 
@@ -136,23 +137,32 @@ class Run:
 def _tree_memory_kib(root_pid: int) -> int:
     """Memory of a process and all its descendants, from /proc: the proportional set size (a page
     shared by a forked worker and its parent counts once), or the resident size where the
-    kernel does not report it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-    total, stack = 0, [root_pid]
+    kernel does not report it. Descendants are found through each thread's ``children`` list,
+    not a scan of all of /proc: the sampler must not take a core away from what it measures."""
+    total, stack, seen = 0, [root_pid], set()
     while stack:
         pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
         total += _process_memory_kib(pid)
-        stack += children.get(pid, [])
+        stack += _children(pid)
     return total
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", encoding="ascii") as handle:
+                found += [int(child) for child in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 def _process_memory_kib(pid: int) -> int:
@@ -182,7 +192,7 @@ def measure(command: list[str], cwd: Path, env: dict[str, str] | None = None, ok
     def sample() -> None:
         while not done.is_set():
             peak[0] = max(peak[0], _tree_memory_kib(process.pid))
-            done.wait(0.02)
+            done.wait(SAMPLE_EVERY_S)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
