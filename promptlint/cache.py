@@ -216,7 +216,7 @@ class FileFacts:
                    bool(directive), definitions_hash, tuple(called))
 
 
-Definitions = tuple[tuple[str, frozenset[str]], ...]  # (name, called names) of each definition
+Definitions = tuple[tuple[str, frozenset[str], bool], ...]  # see analysis/reach.py: Definition
 
 
 def definitions_hash(definitions: Definitions) -> str:
@@ -313,7 +313,7 @@ class Cache:
                 data.get("format") == FORMAT and isinstance(data.get("definitions"), dict) else {}
         raw = self._definitions.get(key)
         try:
-            return None if raw is None else tuple((str(n), frozenset(c)) for n, c in raw)
+            return None if raw is None else tuple((str(n), frozenset(c), bool(a)) for n, c, a in raw)
         except (TypeError, ValueError):
             return None
 
@@ -321,7 +321,7 @@ class Cache:
         self.definitions(key)  # loads the store
         assert self._definitions is not None
         if key not in self._definitions:
-            self._definitions[key] = [[n, sorted(c)] for n, c in definitions]
+            self._definitions[key] = [[n, sorted(c), a] for n, c, a in definitions]
             self._definitions_dirty = True
 
     def set_reach(self, reach: dict[str, Any]) -> None:

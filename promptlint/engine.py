@@ -22,7 +22,7 @@ from typing import Any
 
 from promptlint import cache as cache_store
 from promptlint.analysis.project import Project
-from promptlint.analysis.reach import NO_PROMPT, reach_over
+from promptlint.analysis.reach import reach_over
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -40,6 +40,9 @@ from promptlint.parallel import (
     worker_count,
 )
 
+# The selection of a candidate that does not parse (it has no definitions, not even its module
+# level): it is still given to a worker, which reports why.
+NOT_PARSED = (-1,)
 MIN_PARALLEL_BYTES = 400_000  # below this much entry source, worker start-up costs more than it saves
 
 
@@ -115,7 +118,8 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
         selected, reaching_names = _reaching(entries, facts, knowledge, cache, workers, project.root)
         definitions_s = time.perf_counter() - clock
         global_key = cache_store.stable_hash(sorted(reaching_names))
-        tasks = {path: EntryTask(path, selected[path], reaching_names) for path in selected}
+        tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED)
+                 for path, chosen in selected.items() if chosen}
         for path in _checked_only(entries, selected, facts, knowledge):
             tasks[path] = EntryTask(path, (), None, parse_only=True)
         keys = {path: _entry_key(relative_key(path, project.root), facts[path].sha, task, global_key)
@@ -146,7 +150,7 @@ def _checked_only(entries: list[Path], selected: dict[Path, tuple[int, ...]], fa
     """Entries that cannot reach an LLM call but are parsed anyway, so that a file which names an
     LLM SDK and does not parse (or cannot be read) is reported rather than passed over."""
     triggers = set(knowledge.trigger_words)
-    return [path for path in entries if path not in selected and
+    return [path for path in entries if not selected.get(path) and
             (not facts[path].text_ok or any(name.split(".")[0] in triggers for name in facts[path].imports))]
 
 
@@ -184,13 +188,13 @@ def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Know
     hops: dict[Path, list[int | None]] = {}
     names = knowledge.api_method_names
     while True:
-        wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(NO_PROMPT)}
+        wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
         new = [p for p in entries if p not in definitions and facts[p].text_ok and not wanted.isdisjoint(facts[p].called)]
         if not new:
             break
         definitions.update(_definitions_of(new, facts, cache, workers, root))
         hops, names = _hops(definitions, knowledge.api_method_names)
-    selected = {path: _farthest_first(hops[path]) for path in sorted(definitions)}
+    selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
     if cache is not None:
         cache.set_reach({"fingerprint": fingerprint, "names": sorted(names),
                          "selected": {relative_key(p, root): list(indices) for p, indices in selected.items()}})

@@ -42,7 +42,7 @@ GC_THRESHOLDS = (50_000, 20, 100)
 COLLECT_GROWTH_MIB = 120
 HEAVY_SHARE = 20  # the largest twentieth of the tasks is scheduled first
 
-Definitions = tuple[tuple[str, frozenset[str]], ...]
+Definitions = tuple[tuple[str, frozenset[str], bool], ...]
 
 
 @dataclass(frozen=True)

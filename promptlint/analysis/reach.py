@@ -20,24 +20,27 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 MAX_HOPS = 2  # a function more hops than this from an LLM call is reached by inlining, if at all
 
 
-NO_PROMPT = "()"
+NO_ARGUMENTS = "()"  # marks of calls that cannot send a prompt (see called_names)
+NOT_A_PROMPT = "(?)"
 # Names that say nothing about which definition runs: ``print(...)`` and ``len(...)`` are the
-# builtins wherever a class defines its own, ``super().__init__(...)`` is in every subclass.
-UNTRACEABLE = frozenset(name for name in dir(builtins) if not name.startswith("_")) | frozenset(
-    {"__init__", "__new__", "__post_init__", "__call__", "__enter__", "__exit__", "__aenter__", "__aexit__"})
+# builtins wherever a class defines its own, ``x.update(...)`` and ``x.add(...)`` are on every
+# dict and set, ``super().__init__(...)`` is in every subclass.
+UNTRACEABLE = frozenset(
+    name for namespace in (builtins, dict, list, set, str, bytes) for name in dir(namespace) if not name.startswith("_")
+) | frozenset({"__init__", "__new__", "__post_init__", "__call__", "__enter__", "__exit__", "__aenter__", "__aexit__"})
 HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
 
 def called_names(function: ast.AST) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
-    (``messages.create``). A call that cannot send a prompt – no arguments at all
-    (``db.batch()``), or an HTTP method first (``http.stream("GET", url)``) – is noted with
-    ``NO_PROMPT`` after its name: it still reaches a project function of that name, never an API
-    method (see reach_over)."""
+    (``messages.create``). A call that cannot send a prompt is marked after its name: with no
+    arguments at all (``query.stream()``), ``NO_ARGUMENTS``; with an HTTP method first
+    (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
+    name, never an API method (see reach_over)."""
     names: set[str] = set()
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
-            mark = NO_PROMPT if _cannot_send_prompt(node) else ""
+            mark = _mark(node)
             func = node.func
             if isinstance(func, ast.Attribute):
                 names.add(func.attr + mark)
@@ -50,11 +53,23 @@ def called_names(function: ast.AST) -> set[str]:
     return names
 
 
-def _cannot_send_prompt(call: ast.Call) -> bool:
+def _mark(call: ast.Call) -> str:
     if not call.args and not call.keywords:
-        return True
+        return NO_ARGUMENTS
     first = call.args[0] if call.args else None
-    return isinstance(first, ast.Constant) and first.value in HTTP_METHODS
+    return NOT_A_PROMPT if isinstance(first, ast.Constant) and first.value in HTTP_METHODS else ""
+
+
+def callable_without_arguments(node: FunctionNode, method: bool) -> bool:
+    """Whether ``f()`` / ``obj.f()`` can call this definition: every parameter (but ``self``) has a
+    default. A zero-argument call does not reach ``def stream(self, messages)``."""
+    params = node.args
+    positional = [*params.posonlyargs, *params.args]
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+    if method and not static and positional:
+        positional = positional[1:]
+    required_positional = len(positional) - len(params.defaults)
+    return required_positional <= 0 and all(default is not None for default in params.kw_defaults)
 
 
 def _definitions(modules: Iterable[ModuleInfo]) -> list[tuple[str, FunctionNode, ModuleInfo, ClassInfo | None]]:
@@ -66,26 +81,46 @@ def _definitions(modules: Iterable[ModuleInfo]) -> list[tuple[str, FunctionNode,
     return found
 
 
-def definition_calls(module: ModuleInfo) -> list[tuple[str, frozenset[str]]]:
-    """Each definition of a module (in ``_definitions`` order) with the names it calls:
-    all ``reach_over`` needs, small enough to cache per file."""
-    return [(name, frozenset(called_names(node))) for name, node, _, _ in _definitions([module])]
+Definition = tuple[str, frozenset[str], bool]  # name, the names it calls, callable without arguments
 
 
-def reach_over(definitions: list[tuple[str, set[str] | frozenset[str]]], sink_names: frozenset[str]
-               ) -> tuple[list[int | None], frozenset[str]]:
-    """For (name, called names) of every definition, in order: how many calls away from an LLM
-    call it is (0: it makes one; None: it cannot reach one), and the names that lead to one."""
+MODULE_LEVEL = "<module>"
+
+
+def definition_calls(module: ModuleInfo) -> list[Definition]:
+    """Each definition of a module (in ``_definitions`` order) with the names it calls, then the
+    module's own top level (code that runs at import or as a script) as one more: all
+    ``reach_over`` needs, small enough to cache per file."""
+    found = [(name, frozenset(called_names(node)), callable_without_arguments(node, owner is not None))
+             for name, node, _, owner in _definitions([module])]
+    return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False)]
+
+
+def _top_level_calls(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.ClassDef):
+            names |= _top_level_calls(stmt.body)
+        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names |= called_names(stmt)
+    return names
+
+
+def reach_over(definitions: list[Definition], sink_names: frozenset[str]) -> tuple[list[int | None], frozenset[str]]:
+    """For every definition, in order: how many calls away from an LLM call it is (0: it makes
+    one; None: it cannot reach one), and the names that lead to one."""
     reach_names = set(sink_names)
     hops: list[int | None] = [None] * len(definitions)
     for hop in range(MAX_HOPS + 1):
-        found = [index for index, (_, calls) in enumerate(definitions)
+        found = [index for index, (_, calls, _) in enumerate(definitions)
                  if hops[index] is None and not calls.isdisjoint(reach_names)]
         if not found:
             break
         for index in found:  # names found at this hop lead to a sink in hop + 1 calls: next round
             hops[index] = hop
-            name = definitions[index][0]
-            if name not in UNTRACEABLE:
-                reach_names.update((name, name + NO_PROMPT))
+            name, _, without_arguments = definitions[index]
+            if name not in UNTRACEABLE and name != MODULE_LEVEL:
+                reach_names.update((name, name + NOT_A_PROMPT))
+                if without_arguments:
+                    reach_names.add(name + NO_ARGUMENTS)
     return hops, frozenset(reach_names)

@@ -1,0 +1,109 @@
+"""Which files are parsed and which functions are evaluated (docs/performance.md, steps 3–5):
+the selection must stay narrow on a large framework without losing an LLM call."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from promptlint.analysis.evaluator import Evaluator
+from promptlint.analysis.project import Project
+from promptlint.analysis.reach import (
+    MODULE_LEVEL,
+    NO_ARGUMENTS,
+    NOT_A_PROMPT,
+    callable_without_arguments,
+    called_names,
+    definition_calls,
+    reach_over,
+)
+from promptlint.config import Config
+from promptlint.engine import analyze
+from promptlint.knowledge import load_knowledge
+from promptlint.facts import called_names_in_text
+from tests.conftest import write_tree
+
+SINKS = frozenset({"completions.create", "stream", "invoke"})
+
+
+def calls_of(source: str) -> set[str]:
+    return called_names(ast.parse(source))
+
+
+def test_calls_that_cannot_send_a_prompt_are_marked() -> None:
+    assert calls_of("client.chat.completions.create(model=m, messages=x)") >= {"create", "completions.create"}
+    assert calls_of("query.stream()") == {"stream" + NO_ARGUMENTS, "query.stream" + NO_ARGUMENTS}
+    assert "stream" + NOT_A_PROMPT in calls_of('http.stream("GET", url)')
+    assert "stream" in calls_of("model.stream(messages)")
+
+
+def test_zero_argument_calls_reach_only_definitions_that_take_none() -> None:
+    needs, optional = ast.parse("class A:\n    def stream(self, messages): ...\n    def run(self, x=1): ...").body[0].body
+    assert not callable_without_arguments(needs, method=True)
+    assert callable_without_arguments(optional, method=True)
+    assert not callable_without_arguments(ast.parse("def f(x): ...").body[0], method=False)
+
+
+def test_reach_follows_names_but_not_the_ones_every_object_has() -> None:
+    definitions = [
+        ("generate", frozenset({"completions.create"}), False),  # an LLM call; needs arguments
+        ("reads_a_query", frozenset({"generate" + NO_ARGUMENTS}), True),  # query.generate(): not that one
+        ("asks", frozenset({"generate"}), True),
+        ("update", frozenset({"asks"}), True),  # reaches, but `x.update(...)` is every dict's
+        ("merges", frozenset({"update"}), True),
+        ("handler", frozenset({"asks"}), True),
+        ("far", frozenset({"handler"}), True),  # three calls away: beyond MAX_HOPS
+    ]
+    hops, names = reach_over(definitions, SINKS)
+    assert hops == [0, None, 1, 2, None, 2, None]
+    assert "update" not in names and "asks" in names
+
+
+def test_module_level_code_is_one_more_definition(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"script.py": "def helper():\n    return 1\n\nresponse = client.invoke(prompt)\n"})
+    project = Project(tmp_path, [tmp_path / "script.py"], tmp_path, 10**6)
+    module = project.module_at(tmp_path / "script.py")
+    assert module is not None
+    found = definition_calls(module)
+    assert [name for name, _, _ in found] == ["helper", MODULE_LEVEL]
+    assert "invoke" in found[-1][1] and "invoke" not in found[0][1]
+
+
+def test_call_names_in_text_are_a_superset_of_the_calls() -> None:
+    source = "def f():\n    client.chat.completions.create (model='m')\n    résumé(x)\n"
+    assert {"create", "f", "résumé"} <= set(called_names_in_text(source))
+
+
+SDK_CLIENT = """
+from openai import OpenAI
+client = OpenAI()
+def ask(system: str, question: str):
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+"""
+
+
+def test_only_files_that_can_reach_an_llm_call_are_parsed(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {
+        "llm.py": SDK_CLIENT,
+        # Both import the client module, both are broken; only the one that calls `ask(` matters.
+        "uses_it.py": "from datetime import datetime\nfrom llm import ask\ndef go(q):\n"
+                      "    return ask(f'{datetime.now()}', q)\ndef broken(:\n",
+        "does_not.py": "from llm import client\ndef unrelated(:\n    pass\n",
+        "direct.py": "import openai\ndef broken(:\n",  # names an SDK itself: always parsed
+    })
+    result = analyze([root], Config(root=root, jobs=1, cache_dir=None), cwd=root)
+    assert sorted(Path(e.path).name for e in result.errors) == ["direct.py", "uses_it.py"]
+
+
+def test_a_function_run_inside_its_caller_is_not_run_again(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {"app.py": SDK_CLIENT + "def handler(q):\n    return ask('Be brief.', q)\n"})
+    project = Project(root, [root / "app.py"], root, 10**6)
+    module = project.module_at(root / "app.py")
+    assert module is not None
+    calls: list[str] = []
+    evaluator = Evaluator(project, load_knowledge(Config(root=root)), lambda *call: calls.append(call[2]))
+    evaluator.run_module(module)
+    evaluator.run_function_entry(module, module.functions["handler"], None)
+    assert id(module.functions["ask"]) in evaluator.covered
+    assert len(calls) == 1 and calls[0].endswith("completions.create")  # reported once, from the caller
