@@ -12,7 +12,7 @@ index into ``bench/cache/`` (git-ignored). Each corpus is analyzed by:
     so they never touch promptlint's environment. They keep no cache: one figure each.
 
 Memory is the peak of the summed proportional set size (PSS) of the whole process tree (workers
-included; pages a forked worker shares with its parent count once), sampled every 50 ms. Times are wall-clock medians of ``--repeat`` runs (peers: ``--peer-repeat``).
+included; pages a forked worker shares with its parent count once), sampled every 250 ms (a sample of three processes costs ~14 ms of CPU). Times are wall-clock medians of ``--repeat`` runs (peers: ``--peer-repeat``).
 
     python bench/run_bench.py            # all corpora (about 2.3 million lines; ~15 minutes)
     python bench/run_bench.py --quick    # three small corpora (about 160k lines; ~2 minutes)
@@ -60,7 +60,7 @@ QUICK = ("langchain-core", "langchain", "dspy")
 PEERS = {"pcdlint": "pcdlint==0.3.0", "cachedrift": "cachedrift==0.1.0"}
 SDK_IMPORT = re.compile(r"^\s*(?:from|import)\s+(?:openai|anthropic|litellm|google\.genai)\b", re.MULTILINE)
 SKIP_DIRS = {"__pycache__", ".promptlint_cache"}
-SAMPLE_EVERY_S = 0.05
+SAMPLE_EVERY_S = 0.25
 EDIT = b"\n\n# edited by the benchmark\ndef _edited_by_the_benchmark():\n    return 1\n"
 
 

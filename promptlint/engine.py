@@ -147,10 +147,11 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
 
 def _checked_only(entries: list[Path], selected: dict[Path, tuple[int, ...]], facts: dict[Path, FileFacts],
                   knowledge: Knowledge) -> list[Path]:
-    """Entries that cannot reach an LLM call but are parsed anyway, so that a file which names an
-    LLM SDK and does not parse (or cannot be read) is reported rather than passed over."""
+    """Entries that cannot reach an LLM call and were not parsed for the reach, parsed anyway, so
+    that a file which names an LLM SDK and does not parse (or cannot be read) is reported rather
+    than passed over."""
     triggers = set(knowledge.trigger_words)
-    return [path for path in entries if not selected.get(path) and
+    return [path for path in entries if path not in selected and
             (not facts[path].text_ok or any(name.split(".")[0] in triggers for name in facts[path].imports))]
 
 
@@ -175,7 +176,8 @@ def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Know
     an API method, then those calling a function found in them, and so on until no new file
     qualifies. The answer depends only on the entries' contents: when their hashes are those of
     the stored answer, it is used and nothing is parsed."""
-    fingerprint = cache_store.stable_hash([(relative_key(p, root), facts[p].sha) for p in entries])
+    fingerprint = cache_store.sha256_bytes("\n".join(f"{relative_key(p, root)}\x1f{facts[p].sha}" for p in entries)
+                                           .encode("utf-8", "surrogatepass"))[:32]
     stored = cache.reach if cache is not None else None
     if stored is not None and stored.get("fingerprint") == fingerprint:
         by_key = {relative_key(p, root): p for p in entries}
