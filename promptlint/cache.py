@@ -203,17 +203,18 @@ class FileFacts:
     definitions_hash: str | None = None
     # Every name written just before a "(" anywhere in the file: a superset of the names its code
     # calls (``x.create(`` gives ``create``), so a file that cannot reach an LLM call is never parsed.
-    called: tuple[str, ...] = ()
+    # Stored apart, by content hash (``Cache.called``): None until needed.
+    called: tuple[str, ...] | None = None
 
     def to_json(self) -> list[Any]:
         return [list(self.signature), self.sha, self.text_ok, self.package, list(self.imports),
-                self.date_pin, self.directive, self.definitions_hash, list(self.called)]
+                self.date_pin, self.directive, self.definitions_hash]
 
     @classmethod
     def from_json(cls, data: Any) -> FileFacts:
-        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash, called = data
+        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash = data
         return cls(tuple(signature), sha, bool(text_ok), str(package), tuple(imports), bool(date_pin),
-                   bool(directive), definitions_hash, tuple(called))
+                   bool(directive), definitions_hash)
 
 
 Definitions = tuple[tuple[str, frozenset[str], bool], ...]  # see analysis/reach.py: Definition
@@ -251,6 +252,8 @@ class Cache:
         self._files: dict[str, FileFacts] = {}
         self._definitions: dict[str, Any] | None = None  # by definitions hash, loaded on demand
         self._definitions_dirty = False
+        self._called: dict[str, Any] | None = None  # by content hash, loaded on demand
+        self._called_dirty = False
         self.reach: dict[str, Any] | None = None  # the last reach result and the input it was for
         self._entries: dict[str, StoredEntry] = {}
         self._used: set[str] = set()
@@ -294,6 +297,7 @@ class Cache:
         return self._files
 
     def set_file(self, name: str, facts: FileFacts) -> None:
+        facts = dataclasses.replace(facts, called=None)  # kept apart (set_called)
         if self.files.get(name) != facts:
             self.files[name] = facts
             self._changed_files.add(name)
@@ -326,6 +330,23 @@ class Cache:
             self._definitions[key] = [[n, sorted(c), a] for n, c, a in definitions]
             self._definitions_dirty = True
 
+    # called names (for the reach): by content hash, in their own file, read only when the reach
+    # has to be computed again (they are most of the facts' size: a warm run does not load them)
+
+    def called(self, sha: str) -> tuple[str, ...] | None:
+        if self._called is None:
+            data = read_json(self.folder / "called.json")
+            self._called = data.get("called", {}) if isinstance(data, dict) and data.get("format") == FORMAT \
+                and isinstance(data.get("called"), dict) else {}
+        raw = self._called.get(sha)
+        return tuple(str(name) for name in raw) if isinstance(raw, list) else None
+
+    def set_called(self, sha: str, names: tuple[str, ...]) -> None:
+        if self.called(sha) != names:
+            assert self._called is not None
+            self._called[sha] = list(names)
+            self._called_dirty = True
+
     def set_reach(self, reach: dict[str, Any]) -> None:
         self.reach = reach
         self._dirty = True
@@ -355,6 +376,11 @@ class Cache:
         if self._definitions_dirty and self._definitions is not None:
             self._write("definitions.json", {"format": FORMAT, "definitions": self._definitions})
             self._definitions_dirty = False
+        if self._called_dirty and self._called is not None:
+            current = {facts.sha for facts in self.files.values()}
+            self._write("called.json", {"format": FORMAT,
+                                        "called": {sha: v for sha, v in self._called.items() if sha in current}})
+            self._called_dirty = False
         stale = set(self._entries) - self._used
         if not self._dirty and not stale:
             return

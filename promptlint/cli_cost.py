@@ -22,10 +22,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from promptlint.config import Config, ConfigError
-from promptlint.estimate import estimate, format_usd
-from promptlint.estimate.prices import PriceTable, load_price_table
-from promptlint.estimate.tokens import load_counter
-from promptlint.estimate.traffic import traffic_for
 from promptlint.model import AnalysisResult, CallSite, Finding, ProviderLoss
 
 BAR_WIDTH = 28
@@ -75,6 +71,8 @@ def cost(
 
 
 def with_estimates(result: AnalysisResult, config: Config) -> AnalysisResult:
+    from promptlint.estimate import estimate  # imported here: not on every start of the CLI
+
     """The engine estimates as part of `analyze`; estimate here only if it did not."""
     if all(f.estimate is not None for f in result.findings):
         return result
@@ -116,6 +114,8 @@ def build_report(result: AnalysisResult, config: Config) -> CostReport:
 
 
 def _site_report(findings: list[Finding], config: Config) -> SiteReport:
+    from promptlint.estimate.traffic import traffic_for
+
     worst: dict[tuple[str, str], ProviderLoss] = {}
     for finding in findings:
         for loss in finding.estimate.losses if finding.estimate else ():
@@ -129,6 +129,9 @@ def _site_report(findings: list[Finding], config: Config) -> SiteReport:
 
 
 def assumptions(result: AnalysisResult, config: Config) -> dict[str, Any]:
+    from promptlint.estimate.prices import PriceTable, load_price_table
+    from promptlint.estimate.tokens import load_counter
+
     counter = load_counter(config.tokenizer, config.root)
     table: PriceTable = load_price_table(config)
     estimates = [f.estimate for f in result.findings if f.estimate is not None]
@@ -159,6 +162,8 @@ def make_console(buffer: io.StringIO) -> Console:
 
 
 def render_text(report: CostReport) -> str:
+    from promptlint.estimate import format_usd
+
     buffer = io.StringIO()
     console = make_console(buffer)
     console.print("[bold]Prompt-cache losses per call site and provider[/] "
@@ -190,6 +195,8 @@ def _assumption_line(a: dict[str, Any]) -> str:
 
 
 def _render_site(console: Console, site: SiteReport, scale: float) -> None:
+    from promptlint.estimate import format_usd
+
     call = site.call
     model = f" model={call.model}" if call.model else " model unknown"
     where = f" in {call.function}" if call.function else ""

@@ -28,7 +28,7 @@ from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.config import Config
 from promptlint.discover import discover, read_small_text
-from promptlint.facts import collect_facts, entry_paths, module_names, relative_key
+from promptlint.facts import called_names_of, collect_facts, entry_paths, module_names, relative_key
 from promptlint.knowledge import Knowledge, load_knowledge
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
 from promptlint.parallel import (
@@ -189,9 +189,10 @@ def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Know
     definitions: dict[Path, Any] = {}
     hops: dict[Path, list[int | None]] = {}
     names = knowledge.api_method_names
+    called = {p: called_names_of(p, facts[p], cache) for p in entries if facts[p].text_ok}
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
-        new = [p for p in entries if p not in definitions and facts[p].text_ok and not wanted.isdisjoint(facts[p].called)]
+        new = [p for p in called if p not in definitions and not wanted.isdisjoint(called[p])]
         if not new:
             break
         definitions.update(_definitions_of(new, facts, cache, workers, root))
@@ -279,7 +280,8 @@ class _Dependencies:
         self.project = project
         self.hashes: dict[Path, str | None] = {path: f.sha for path, f in facts.items()}
         self._checked: dict[tuple[str, str | None], bool] = {}
-        self._absolute: dict[str, Path] = {}
+        # Stored dependencies name files by relative key: the project's own files map straight back.
+        self._absolute: dict[str, Path] = {relative_key(path, project.root): path for path in facts}
         self._resolved: dict[tuple[str, str | None], bool] = {}
 
     def hash_of(self, path: Path) -> str | None:
@@ -425,6 +427,8 @@ def _resolved(path: Path) -> Path:
 
 
 def _estimate(result: AnalysisResult, config: Config) -> AnalysisResult:
+    if not result.findings:  # a clean run does not even import the estimator (~30 ms)
+        return result
     try:
         from promptlint.estimate import estimate
     except ImportError:

@@ -43,6 +43,8 @@ def collect_facts(python_files: list[Path], root: Path, names: dict[Path, list[s
         current = file_facts(path, package, known)
         if cache is not None:
             cache.set_file(key, current)
+            if current.called is not None and current.sha is not None:
+                cache.set_called(current.sha, current.called)
         facts[path] = current
     return facts
 
@@ -71,6 +73,21 @@ def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
     return FileFacts(signature, sha, True, package, tuple(sorted(imported_modules(text, package))),
                      any(word in text for word in DATE_PIN_WORDS), _maybe_directive().search(text) is not None,
                      definitions, called_names_in_text(text))
+
+
+def called_names_of(path: Path, facts: FileFacts, cache: Cache | None) -> tuple[str, ...]:
+    """The names a file calls: from its facts, else the cache (by content), else the file itself."""
+    if facts.called is not None:
+        return facts.called
+    stored = cache.called(facts.sha) if cache is not None and facts.sha is not None else None
+    if stored is None:
+        try:
+            stored = called_names_in_text(path.read_bytes().decode("utf-8", errors="replace"))
+        except OSError:
+            stored = ()
+        if cache is not None and facts.sha is not None:
+            cache.set_called(facts.sha, stored)
+    return stored
 
 
 def called_names_in_text(text: str) -> tuple[str, ...]:

@@ -216,3 +216,15 @@ def test_cache_result_is_independent_of_the_working_directory(tmp_path: Path) ->
     assert all(p.startswith("demo/") for p in paths)
     assert len(json.loads(from_root.stdout)["findings"]) == len(paths)
 
+
+
+def test_lost_called_names_are_read_again_from_the_files(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)
+    run(root)
+    stored = list((root / ".promptlint_cache").glob("*/called.json"))
+    assert stored
+    for path in stored:
+        path.unlink()  # kept apart from the facts; a warm run never reads them
+    touched = root / "support_bot" / "notifications.py"
+    touched.write_text(touched.read_text() + "\n# an edit\n")
+    assert answer(run(root)) == answer(run(root, cache_dir=None))
