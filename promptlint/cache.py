@@ -2,10 +2,13 @@
 
 Layout (``<project>/.promptlint_cache/``, git-ignored by a ``.gitignore`` of ``*`` inside it)::
 
-    <namespace>/files.json          per-file facts, keyed by path, validated by stat and sha256
-    <namespace>/entries/ab/<key>.json  one entry module's layouts and errors, with the content
-                                       hash of every file and the resolution of every module
-                                       name its evaluation used (its dependencies)
+    <namespace>/state.json        per-file facts (keyed by path, validated by stat and sha256), the
+                                  last reach answer, and each entry module's layouts and errors with
+                                  the content hash of every file and the resolution of every module
+                                  name its evaluation used (its dependencies)
+    <namespace>/definitions.json  each parsed module's definitions and the names they call, by hash
+    <namespace>/called.json       the names each file's text calls, by content hash
+    (the last two are read only when the reach has to be computed again)
 
 The namespace is a hash of the promptlint code, the knowledge (built-in and configured) and
 everything else that changes results, so a new version or a changed configuration never reads
@@ -239,9 +242,9 @@ class StoredEntry:
 
 
 class Cache:
-    """One namespace of the project's cache, kept in a single ``state.json``: per-file facts and
-    per-entry results, with the files and module names each result depends on stored once in
-    shared tables (a large project's entries share most of their dependencies).
+    """One namespace of the project's cache. ``state.json`` holds per-file facts and per-entry
+    results, with the files and module names each result depends on stored once in shared tables
+    (a large project's entries share most of their dependencies); the reach inputs live apart.
     ``Cache.open`` returns None when caching is off."""
 
     def __init__(self, root: Path, directory: Path, namespace: str) -> None:

@@ -28,7 +28,13 @@ from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.config import Config
 from promptlint.discover import discover, read_small_text
-from promptlint.facts import called_names_of, collect_facts, entry_paths, module_names, relative_key
+from promptlint.facts import (
+    called_names_of,
+    collect_facts,
+    entry_paths,
+    module_names,
+    relative_key,
+)
 from promptlint.knowledge import Knowledge, load_knowledge
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
 from promptlint.parallel import (
@@ -39,6 +45,7 @@ from promptlint.parallel import (
     Workers,
     worker_count,
 )
+from promptlint.prefilter import imports_trigger
 
 # The selection of a candidate that does not parse (it has no definitions, not even its module
 # level): it is still given to a worker, which reports why.
@@ -152,7 +159,7 @@ def _checked_only(entries: list[Path], selected: dict[Path, tuple[int, ...]], fa
     than passed over."""
     triggers = set(knowledge.trigger_words)
     return [path for path in entries if path not in selected and
-            (not facts[path].text_ok or any(name.split(".")[0] in triggers for name in facts[path].imports))]
+            (not facts[path].text_ok or imports_trigger(facts[path].imports, triggers))]
 
 
 def _entry_key(relative: str, sha: str | None, task: EntryTask, global_key: str) -> str:

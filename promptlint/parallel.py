@@ -27,7 +27,7 @@ from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator, Frame
 from promptlint.analysis.index import ModuleInfo
 from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
-from promptlint.analysis.reach import _definitions, definition_calls
+from promptlint.analysis.reach import definition_calls, module_definitions
 from promptlint.analysis.values import Obj, Value
 from promptlint.knowledge import Knowledge
 from promptlint.model import FileError, PromptLayout
@@ -223,8 +223,8 @@ class Workspace:
         evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink)
         evaluator.reaching_names = reaching_names
         evaluator.deadline = started + self.settings.file_timeout_s
-        definitions = _definitions([module])
-        functions = [(definitions[i][1], definitions[i][3]) for i in selected if i < len(definitions)]
+        definitions = module_definitions(module)
+        functions = [definitions[i][1:] for i in selected if 0 <= i < len(definitions)]
         try:
             evaluator.steps = 0
             evaluator.run_module(module)

@@ -9,9 +9,10 @@ lead into it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
-from promptlint.analysis.index import module_names_for, resolve_relative
+from promptlint.analysis.index import resolve_relative
 
 IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w., \t()*]+)|import[ \t]+([\w., \t]+))",
                     re.MULTILINE)
@@ -43,11 +44,9 @@ def package_of(path: Path, names: list[str]) -> str:
     return names[0] if path.name == "__init__.py" else names[0].rpartition(".")[0]
 
 
-def entry_files(texts: dict[Path, str], root: Path, triggers: set[str]) -> list[Path]:
-    """Files that import an SDK/wrapper directly, or a project module that does."""
-    names = {path: module_names_for(path, root) for path in texts}
-    imports = {path: imported_modules(text, package_of(path, names[path])) for path, text in texts.items()}
-    return relevant_files(imports, names, triggers)
+def imports_trigger(imported: Iterable[str], triggers: set[str]) -> bool:
+    """Whether a file imports an LLM SDK or a declared wrapper itself."""
+    return any(name.split(".")[0] in triggers for name in imported)
 
 
 def relevant_files(imports: dict[Path, set[str] | frozenset[str] | tuple[str, ...]],
@@ -57,7 +56,7 @@ def relevant_files(imports: dict[Path, set[str] | frozenset[str] | tuple[str, ..
     for path in imports:
         for name in names.get(path, ()):
             module_of.setdefault(name, path)
-    relevant = {path for path, imported in imports.items() if any(n.split(".")[0] in triggers for n in imported)}
+    relevant = {path for path, imported in imports.items() if imports_trigger(imported, triggers)}
     importers: dict[str, list[Path]] = {}
     for path, imported in imports.items():
         for name in imported:

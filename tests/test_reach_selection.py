@@ -19,8 +19,8 @@ from promptlint.analysis.reach import (
 )
 from promptlint.config import Config
 from promptlint.engine import analyze
-from promptlint.knowledge import load_knowledge
 from promptlint.facts import called_names_in_text
+from promptlint.knowledge import load_knowledge
 from tests.conftest import write_tree
 
 SINKS = frozenset({"completions.create", "stream", "invoke"})

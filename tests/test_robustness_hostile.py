@@ -12,20 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from promptlint.checks.pc001_volatile_before_stable import VolatileBeforeStable
 from promptlint.config import Config
 from promptlint.engine import analyze
 from tests.conftest import run_cli, write_tree
 
-GOOD = """
-from datetime import datetime
-from openai import OpenAI
-client = OpenAI()
-POLICY = "Follow the refund policy step by step and cite the relevant section. " * 20
-def answer(question: str) -> str:
-    system = f"Current time: {datetime.now()}\\n" + POLICY
-    return client.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": system}, {"role": "user", "content": question}])
-"""
+# An analyzable file with one known finding, next to the hostile ones: PC001's first bad example.
+GOOD = VolatileBeforeStable.INVALID[0]
 
 LOADS_TEMPLATE = """
 from pathlib import Path

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Iterable
 
 from promptlint.analysis.index import ClassInfo, ModuleInfo
 
@@ -72,12 +71,12 @@ def callable_without_arguments(node: FunctionNode, method: bool) -> bool:
     return required_positional <= 0 and all(default is not None for default in params.kw_defaults)
 
 
-def _definitions(modules: Iterable[ModuleInfo]) -> list[tuple[str, FunctionNode, ModuleInfo, ClassInfo | None]]:
-    found: list[tuple[str, FunctionNode, ModuleInfo, ClassInfo | None]] = []
-    for module in modules:
-        found += [(name, node, module, None) for name, node in module.functions.items()]
-        for info in module.classes.values():
-            found += [(name, node, module, info) for name, node in info.methods.items()]
+def module_definitions(module: ModuleInfo) -> list[tuple[str, FunctionNode, ClassInfo | None]]:
+    """A module's functions, then its classes' methods: the order reach indices refer to."""
+    found: list[tuple[str, FunctionNode, ClassInfo | None]] = [
+        (name, node, None) for name, node in module.functions.items()]
+    for info in module.classes.values():
+        found += [(name, node, info) for name, node in info.methods.items()]
     return found
 
 
@@ -88,11 +87,11 @@ MODULE_LEVEL = "<module>"
 
 
 def definition_calls(module: ModuleInfo) -> list[Definition]:
-    """Each definition of a module (in ``_definitions`` order) with the names it calls, then the
+    """Each definition of a module (in ``module_definitions`` order) with the names it calls, then the
     module's own top level (code that runs at import or as a script) as one more: all
     ``reach_over`` needs, small enough to cache per file."""
     found = [(name, frozenset(called_names(node)), callable_without_arguments(node, owner is not None))
-             for name, node, _, owner in _definitions([module])]
+             for name, node, owner in module_definitions(module)]
     return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False)]
 
 
