@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from promptlint.analysis import index
 from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator, Frame
 from promptlint.analysis.index import ModuleInfo
 from promptlint.analysis.layout import build_layout, call_site
@@ -37,7 +38,9 @@ ABANDONED = "analysis abandoned"
 PARSED_SOURCE_BUDGET = 6_000_000  # characters of parsed source a process keeps (ASTs: ~35 bytes each)
 # The evaluator allocates millions of short-lived objects next to a large, long-lived heap of
 # syntax trees; Python's default thresholds rescan that heap so often that collection took 45 %
-# of the time. Collect the youngest generation a hundred times less often.
+# of the time. Collect the youngest generation a hundred times less often, and keep parsed
+# trees out of the generations altogether (index.freeze_parsed_trees; the evaluator breaks its
+# own cycles when an entry is done, so what is frozen is freed by reference counting).
 GC_THRESHOLDS = (50_000, 20, 100)
 COLLECT_GROWTH_MIB = 120
 HEAVY_SHARE = 20  # the largest twentieth of the tasks is scheduled first
@@ -186,7 +189,9 @@ class Workspace:
         outlives it in the oldest generation; collect when the process has grown by
         COLLECT_GROWTH_MIB since the last collection instead of after every entry."""
         if _resident_mib() - self._memory_after_collect > COLLECT_GROWTH_MIB:
+            gc.unfreeze()  # parsed trees (index.freeze_parsed_trees) and whatever was frozen with them
             gc.collect()
+            gc.freeze()  # the survivors are long-lived: keep young collections from rescanning them
             self._memory_after_collect = _resident_mib()
 
     def definitions(self, path: Path) -> Definitions | None:
@@ -236,6 +241,8 @@ class Workspace:
                                              f"({self.settings.file_timeout_s:g} s; raise file-timeout to analyze it)")
         except Exception as exc:  # noqa: BLE001 - one odd module must not stop the analysis
             return FileError(module.display, f"analysis stopped early: {type(exc).__name__}: {exc}")
+        finally:
+            evaluator.release()
         return None
 
 
@@ -247,6 +254,7 @@ _WORKSPACE: Workspace | None = None
 def _start_worker(settings: Settings) -> None:
     global _WORKSPACE
     gc.set_threshold(*GC_THRESHOLDS)
+    index.freeze_parsed_trees = True
     _WORKSPACE = Workspace(settings)
 
 
@@ -303,11 +311,14 @@ class Workers:
         saved, _WORKSPACE = _WORKSPACE, self._local
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
+        index.freeze_parsed_trees = True
         try:
             return [function(task) for task in tasks]
         finally:
             _WORKSPACE = saved
             gc.set_threshold(*thresholds)
+            index.freeze_parsed_trees = False
+            gc.unfreeze()  # hand the caller's objects back to the collector
 
     def _start_pool(self) -> ProcessPoolExecutor:
         self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(),

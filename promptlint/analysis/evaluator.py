@@ -95,6 +95,7 @@ class Evaluator:
         self.on_sink = on_sink
         self.steps = 0
         self._module_globals: dict[str, dict[str, Value]] = {}
+        self._closures: list[dict[str, Value]] = []  # scopes that functions close over (see release)
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
         self._llm_loops: dict[int, bool] = {}
@@ -109,6 +110,17 @@ class Evaluator:
         # could still reach an LLM call: evaluating them again as entry points adds nothing.
         self.covered: set[int] = set()
         self._clock = CLOCK_EVERY
+
+    def release(self) -> None:
+        """Break the reference cycles of the values computed (a function's scope holds the
+        function that closes over it), so they, and the syntax trees they point into, are freed
+        as soon as the entry is done rather than by the cyclic collector."""
+        for scope in self._closures:
+            scope.clear()
+        self._closures.clear()
+        self._module_globals.clear()
+        self._calls.clear()
+        self._stored.clear()
 
     # --- entry points ------------------------------------------------------------------------
 
@@ -196,7 +208,7 @@ class Evaluator:
             self.run_block(stmt.finalbody, frame)  # type: ignore[attr-defined]
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             frame.locals[stmt.name] = FuncVal(frame.module, stmt, f"{frame.qualname}.{stmt.name}",
-                                              closure=frame.locals)
+                                              closure=self._closure(frame))
         elif isinstance(stmt, ast.ClassDef) and frame.import_time:
             info = frame.module.classes.get(stmt.name)
             if info is not None:
@@ -749,7 +761,13 @@ class Evaluator:
         return value
 
     def eval_Lambda(self, node: ast.Lambda, frame: Frame) -> Value:
-        return FuncVal(frame.module, node, f"{frame.qualname}.<lambda>", closure=frame.locals)
+        return FuncVal(frame.module, node, f"{frame.qualname}.<lambda>", closure=self._closure(frame))
+
+    def _closure(self, frame: Frame) -> dict[str, Value]:
+        """The scope a function defined in ``frame`` closes over – usually holding that very
+        function, a cycle that ``release`` breaks."""
+        self._closures.append(frame.locals)
+        return frame.locals
 
     def eval_Starred(self, node: ast.Starred, frame: Frame) -> Value:
         return self.eval(node.value, frame)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import gc
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -129,28 +131,41 @@ def decode_source(data: bytes) -> str:
 
 
 def parse_module(name: str, path: Path, display: str, source: str) -> ModuleInfo:
-    try:
-        tree = _parse_without_collection(source, display)
-    except SyntaxError as exc:
-        where = f" (line {exc.lineno})" if exc.lineno else ""
-        raise ParseFailure(f"syntax error{where}: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        detail = str(exc) or "nested too deeply for the parser"
-        raise ParseFailure(f"cannot parse: {type(exc).__name__}: {detail}") from None
-    module = ModuleInfo(name, path, display, source, tree, source.splitlines())
-    _collect(module)
-    return module
+    with _collection_paused():
+        try:
+            tree = ast.parse(source, filename=display)
+        except SyntaxError as exc:
+            where = f" (line {exc.lineno})" if exc.lineno else ""
+            raise ParseFailure(f"syntax error{where}: {exc.msg}") from None
+        except (ValueError, RecursionError, MemoryError) as exc:
+            detail = str(exc) or "nested too deeply for the parser"
+            raise ParseFailure(f"cannot parse: {type(exc).__name__}: {detail}") from None
+        module = ModuleInfo(name, path, display, source, tree, source.splitlines())
+        _collect(module)
+        return module
 
 
-def _parse_without_collection(source: str, display: str) -> ast.Module:
-    """``ast.parse`` with the cyclic garbage collector paused: a syntax tree has no cycles, but
-    its hundreds of thousands of new nodes trigger collection after collection that rescan the
-    whole heap (two thirds of the parse time on a large package)."""
+# Set by a process that keeps parsed modules for long (the analysis workers): parsed trees are
+# moved out of the collector's generations at once (``gc.freeze``), so the many young
+# collections that follow never rescan them. Whoever sets it runs ``gc.unfreeze`` before a full
+# collection (frozen cyclic garbage is otherwise never freed).
+freeze_parsed_trees = False
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Parse with the cyclic garbage collector paused: a syntax tree has no cycles, but its
+    hundreds of thousands of new nodes trigger collection after collection that rescan the
+    whole heap, and the first collection after the parse would scan the whole new tree (together
+    about as long as the parse itself)."""
     if not gc.isenabled():
-        return ast.parse(source, filename=display)
+        yield
+        return
     gc.disable()
     try:
-        return ast.parse(source, filename=display)
+        yield
+        if freeze_parsed_trees:
+            gc.freeze()
     finally:
         gc.enable()
 
