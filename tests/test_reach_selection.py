@@ -7,6 +7,8 @@ import ast
 from pathlib import Path
 
 from promptlint.analysis.evaluator import Evaluator
+from promptlint.analysis.index import ModuleInfo
+from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import (
     MODULE_LEVEL,
@@ -21,6 +23,7 @@ from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.facts import called_names_in_text
 from promptlint.knowledge import load_knowledge
+from promptlint.model import Literal
 from tests.conftest import write_tree
 
 SINKS = frozenset({"completions.create", "stream", "invoke"})
@@ -107,3 +110,66 @@ def test_a_function_run_inside_its_caller_is_not_run_again(tmp_path: Path) -> No
     evaluator.run_function_entry(module, module.functions["handler"], None)
     assert id(module.functions["ask"]) in evaluator.covered
     assert len(calls) == 1 and calls[0].endswith("completions.create")  # reported once, from the caller
+
+
+def test_module_bindings_name_every_top_level_statement_that_sets_or_changes_a_name() -> None:
+    module = ast.parse(
+        "import os\n"                                        # 0: an import, looked up apart
+        "PARTS = {}\n"                                       # 1
+        "PARTS['tone'] = 'Be kind.'\n"                       # 2
+        "if os.getenv('FORMAL'):\n    STYLE = 'formal'\nelse:\n    STYLE = 'casual'\n"  # 3
+        "NOTES = []\n"                                       # 4
+        "NOTES.append(STYLE)\n"                              # 5
+        "for key, value in PARTS.items():\n    LAST = value\n"  # 6
+        "def helper():\n    HIDDEN = 1\n"                    # 7: a function's locals are not globals
+    )
+    project_module = ModuleInfo("m", Path("m.py"), "m.py", "", module, [])
+    assert project_module.bindings == {"PARTS": [1, 2], "STYLE": [3], "NOTES": [4, 5], "key": [6],
+                                       "value": [6], "LAST": [6]}
+
+
+CONSTANTS = """
+from pathlib import Path
+SYSTEM = "You answer questions about invoices."
+SYSTEM += " Be brief."
+SECTIONS = {}
+SECTIONS["policy"] = "Refunds take five days."
+HANDBOOK = (Path(__file__).parent / "handbook.txt").read_text()  # another constant: never needed
+"""
+
+
+class ReadCounting(Project):
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.read: list[str] = []
+
+    def read_text_file(self, path: Path, max_bytes: int) -> str | None:
+        self.read.append(path.name)
+        return super().read_text_file(path, max_bytes)
+
+
+def test_an_imported_module_runs_only_the_statements_behind_the_names_read(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {
+        "constants.py": CONSTANTS,
+        "handbook.txt": "A long handbook.",
+        "app.py": SDK_CLIENT + "from constants import SYSTEM, SECTIONS\n"
+                  "def handler(q):\n    return ask(SYSTEM + SECTIONS['policy'], q)\n",
+    })
+    files = [root / "constants.py", root / "app.py"]
+    project = ReadCounting(root, files, root, 10**6)
+    module = project.module_at(root / "app.py")
+    assert module is not None
+    prompts: list[str] = []
+    knowledge = load_knowledge(Config(root=root))
+
+    def on_sink(frame, node, name, args, kwargs, owner) -> None:  # type: ignore[no-untyped-def]
+        layout = build_layout(knowledge.apis[name], call_site(node, frame.module, knowledge.apis[name], kwargs,
+                                                              owner, frame.module.location(node), frame.qualname),
+                              args, kwargs, owner)
+        prompts.append("".join(s.text for _, s in layout.segments() if isinstance(s, Literal)))
+
+    evaluator = Evaluator(project, knowledge, on_sink)
+    evaluator.run_module(module)
+    evaluator.run_function_entry(module, module.functions["handler"], None)
+    assert any("You answer questions about invoices. Be brief.Refunds take five days." in p for p in prompts)
+    assert project.read == []  # HANDBOOK's statement never ran

@@ -94,7 +94,9 @@ class Evaluator:
         self.knowledge = knowledge
         self.on_sink = on_sink
         self.steps = 0
-        self._module_globals: dict[str, dict[str, Value]] = {}
+        self._module_globals: dict[str, dict[str, Value]] = {}  # modules run whole (the entry)
+        self._imported: dict[str, Frame] = {}  # modules run a statement at a time (module_global)
+        self._ran: set[tuple[str, int]] = set()  # (module, top-level statement) already run there
         self._closures: list[dict[str, Value]] = []  # scopes that functions close over (see release)
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
@@ -119,6 +121,7 @@ class Evaluator:
             scope.clear()
         self._closures.clear()
         self._module_globals.clear()
+        self._imported.clear()
         self._calls.clear()
         self._stored.clear()
 
@@ -140,6 +143,27 @@ class Evaluator:
             self._running_modules.discard(module.name)
         self._module_globals[module.name] = frame.locals
         return frame.locals
+
+    def module_global(self, module: ModuleInfo, name: str) -> Value | None:
+        """A module-level name's value once the module is imported. Unless the module was run
+        whole (the entry), only the top-level statements that bind or change the name run, each
+        once per evaluator: an entry that reads one constant from a module of hundreds does not
+        evaluate them all."""
+        if module.name in self._module_globals:
+            return self._module_globals[module.name].get(name)
+        if module.name in self._running_modules:
+            return None  # being run whole: a name not bound yet is a forward reference
+        frame = self._imported.get(module.name)
+        if frame is None:
+            frame = self._imported[module.name] = Frame(module, import_time=True)
+        for index in module.bindings.get(name, ()):
+            if (module.name, index) not in self._ran:
+                self._ran.add((module.name, index))
+                try:
+                    self.run_stmt(module.tree.body[index], frame)
+                except (BudgetExceeded, RecursionError):
+                    pass
+        return frame.locals.get(name)
 
     def run_function_entry(self, module: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
                            owner: ClassInfo | None) -> None:
@@ -448,10 +472,10 @@ class Evaluator:
             return FuncVal(module, module.functions[name], f"{module.name}.{name}")
         if name in module.classes:
             return ClassVal(module.classes[name])
-        if name in module.assigns and not frame.import_time:
-            globals_ = self.run_module(module)
-            if name in globals_:
-                return module_constant(globals_[name])
+        if name in module.bindings:
+            value = self.module_global(module, name)
+            if value is not None:
+                return module_constant(value)
         if name in ("True", "False"):
             return lit(name)
         if name == "__file__":
@@ -487,8 +511,8 @@ class Evaluator:
         elif head in module.imports:
             value = self.resolve_import(module.imports[head], qualname, frame)
         else:
-            globals_ = self.run_module(module)
-            value = module_constant(globals_[head]) if head in globals_ else Ref(qualname)
+            found = self.module_global(module, head)
+            value = module_constant(found) if found is not None else Ref(qualname)
         for attr in tail:
             value = self.attribute(value, attr, frame, None)
         return value

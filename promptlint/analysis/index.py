@@ -49,7 +49,6 @@ class ModuleInfo:
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    assigns: dict[str, list[ast.stmt]] = field(default_factory=dict)  # module-level bindings
     _locations: dict[int, Location] = field(default_factory=dict, repr=False)  # node id -> location
 
     def location(self, node: ast.AST) -> Location:
@@ -81,6 +80,19 @@ class ModuleInfo:
         text = self._segment(node, limit) or type(node).__name__
         text = " ".join(text.split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    @cached_property
+    def bindings(self) -> dict[str, list[int]]:
+        """For each module-level name, the top-level statements (indices into the body) that bind
+        or change it (``X = …``, ``X += …``, ``X[k] = …``, ``X.append(…)``, also inside ``if``,
+        ``try``, ``for`` and ``with``): what must run to know its value after import."""
+        found: dict[str, list[int]] = {}
+        for index, stmt in enumerate(self.tree.body):
+            for name in _bound_names(stmt):
+                indices = found.setdefault(name, [])
+                if not indices or indices[-1] != index:
+                    indices.append(index)
+        return found
 
     @cached_property
     def _parser_lines(self) -> list[str]:
@@ -193,11 +205,6 @@ def _collect_statement(module: ModuleInfo, stmt: ast.stmt, package: str) -> None
         module.functions[stmt.name] = stmt
     elif isinstance(stmt, ast.ClassDef):
         module.classes[stmt.name] = _class_info(module, stmt)
-    elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        for target in targets:
-            for name in _target_names(target):
-                module.assigns.setdefault(name, []).append(stmt)
     elif isinstance(stmt, (ast.If, ast.Try)):
         # `try: import x except ImportError: ...` and platform switches: collect both branches.
         for child in [*getattr(stmt, "body", []), *getattr(stmt, "orelse", []),
@@ -208,12 +215,41 @@ def _collect_statement(module: ModuleInfo, stmt: ast.stmt, package: str) -> None
                 _collect_statement(module, child, package)
 
 
-def _target_names(target: ast.expr) -> list[str]:
+def _bound_names(stmt: ast.stmt) -> Iterator[str]:
+    """Module-level names a statement binds or changes, not looking into functions or classes."""
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            yield from _changed_names(target)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        yield from _changed_names(stmt.target)
+    elif isinstance(stmt, ast.Expr):  # `X.append(…)`, `X.update(…)`
+        call = stmt.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            yield from _changed_names(call.func.value)
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        yield from _changed_names(stmt.target)
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                yield from _changed_names(item.optional_vars)
+    for block in ("body", "orelse", "finalbody"):
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for child in getattr(stmt, block, ()):
+                yield from _bound_names(child)
+    for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+        for child in part.body:
+            yield from _bound_names(child)
+
+
+def _changed_names(target: ast.expr) -> Iterator[str]:
+    """The module-level name an assignment target binds or changes (``X``, ``X.a``, ``X[k]``)."""
+    while isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
+        target = target.value
     if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for elt in target.elts for n in _target_names(elt)]
-    return []
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _changed_names(element)
 
 
 def _class_info(module: ModuleInfo, node: ast.ClassDef) -> ClassInfo:
