@@ -116,6 +116,7 @@ class TrackingProject(Project):
         self.files_read: set[Path] = set()
         self.parses = 0
         self._recent: OrderedDict[Path, int] = OrderedDict()
+        self._kept = 0  # the sum of _recent's sizes
 
     def begin_entry(self) -> None:
         self.files_read = set()
@@ -130,6 +131,7 @@ class TrackingProject(Project):
             self._recent.move_to_end(path)
         elif module is not None:
             self._recent[path] = len(module.source)
+            self._kept += len(module.source)
         return module
 
     def read_text_file(self, path: Path, max_bytes: int) -> str | None:
@@ -141,13 +143,12 @@ class TrackingProject(Project):
 
     def evict(self) -> None:
         """Forget the least recently used parsed modules beyond the memory budget."""
-        kept = sum(self._recent.values())
-        while kept > PARSED_SOURCE_BUDGET and len(self._recent) > 1:
+        while self._kept > PARSED_SOURCE_BUDGET and len(self._recent) > 1:
             path, size = self._recent.popitem(last=False)
             module = self._modules.pop(path, None)
             if module is not None:
                 module.classes = {}  # ClassInfo.module points back: free the tree now, not at the next GC
-            kept -= size
+            self._kept -= size
 
 
 class LayoutCollector:

@@ -16,6 +16,7 @@ from promptlint.analysis.reach import (
     NOT_A_PROMPT,
     callable_without_arguments,
     called_names,
+    calls_within,
     definition_calls,
     reach_over,
 )
@@ -38,6 +39,18 @@ def test_calls_that_cannot_send_a_prompt_are_marked() -> None:
     assert calls_of("query.stream()") == {"stream" + NO_ARGUMENTS, "query.stream" + NO_ARGUMENTS}
     assert "stream" + NOT_A_PROMPT in calls_of('http.stream("GET", url)')
     assert "stream" in calls_of("model.stream(messages)")
+
+
+def test_the_call_search_finds_what_ast_walk_finds() -> None:
+    source = Path(__file__).read_text(encoding="utf-8") + (
+        "match cmd:\n    case {'k': [a, *rest]} if check(a):\n        run(f'{fmt(x)!r:>{width()}}')\n"
+        "async def g():\n    async with lock() as l, other():\n        return [await h(i) async for i in it()]\n"
+        "x = lambda y=default(): (yield from gen())\n@decorate(arg())\nclass C(Base(), metaclass=meta()):\n"
+        "    attr: Annotated[int, marker()] = field(factory=make())\n")
+    tree = ast.parse(source)
+    expected = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    assert len(expected) > 80
+    assert {id(node) for node in calls_within(tree)} == {id(node) for node in expected}
 
 
 def test_zero_argument_calls_reach_only_definitions_that_take_none() -> None:

