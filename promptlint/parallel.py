@@ -13,25 +13,27 @@ from __future__ import annotations
 
 import ast
 import gc
-import multiprocessing
 import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from promptlint.analysis import index
-from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator, Frame
-from promptlint.analysis.index import ModuleInfo
-from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
-from promptlint.analysis.values import Obj, Value
 from promptlint.knowledge import Knowledge
 from promptlint.model import FileError, PromptLayout
+
+if TYPE_CHECKING:  # the evaluator and the process pool are imported when there is work for them:
+    # a run answered from the cache starts faster without them (~45 ms of a ~1 s run)
+    from concurrent.futures import ProcessPoolExecutor
+
+    from promptlint.analysis.evaluator import Frame
+    from promptlint.analysis.index import ModuleInfo
+    from promptlint.analysis.values import Obj, Value
 
 MAX_LAYOUTS_PER_CALL = 8
 ABANDONED = "analysis abandoned"
@@ -162,6 +164,8 @@ class LayoutCollector:
 
     def on_sink(self, frame: Frame, node: ast.Call, name: str, args: list[Value], kwargs: dict[str, Value],
                 owner: Obj | None) -> None:
+        from promptlint.analysis.layout import build_layout, call_site
+
         spec = self.knowledge.apis[name]
         location = frame.module.location(node)
         site = call_site(node, frame.module, spec, kwargs, owner, location, frame.qualname)
@@ -226,6 +230,8 @@ class Workspace:
     def _run(self, module: ModuleInfo, selected: tuple[int, ...], reaching_names: frozenset[str] | None,
              collector: LayoutCollector, started: float) -> FileError | None:
         """Evaluate the module's top level and its selected functions; why it stopped, if it did."""
+        from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator
+
         evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink)
         evaluator.reaching_names = reaching_names
         evaluator.deadline = started + self.settings.file_timeout_s
@@ -322,6 +328,10 @@ class Workers:
             gc.unfreeze()  # hand the caller's objects back to the collector
 
     def _start_pool(self) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from promptlint.analysis import evaluator, layout  # noqa: F401 - once here, not in every worker
+
         self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(),
                                          initializer=_start_worker, initargs=(self.settings,))
         return self._pool
@@ -352,6 +362,8 @@ def _schedule(weights: list[int]) -> list[int]:
 
 def _context() -> Any:
     # fork starts workers in milliseconds with the knowledge already loaded; elsewhere, spawn.
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 

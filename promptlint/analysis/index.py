@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -296,16 +297,14 @@ def module_names_for(path: Path, root: Path, chains: dict[Path, list[str]] | Non
     chain = _package_chain(path.parent, {} if chains is None else chains)
     if chain:
         names.append(".".join([*chain, *stem_parts]))
-    try:
-        rel = path.relative_to(root).with_suffix("")
-        rel_parts = [p for p in rel.parts if p != "__init__"]
+    text, base = str(path), str(root)
+    if text.startswith(base) and text[len(base):len(base) + 1] == os.sep:  # inside the root
+        rel_parts = [p for p in os.path.splitext(text[len(base) + 1:])[0].split(os.sep) if p != "__init__"]
         if rel_parts and rel_parts[0] == "src":
             rel_parts = rel_parts[1:]
         dotted = ".".join(rel_parts)
         if dotted and dotted not in names and all(p.isidentifier() for p in rel_parts):
             names.append(dotted)  # a namespace package under the project root
-    except ValueError:
-        pass
     if stem_parts and ".".join(stem_parts) not in names:
         names.append(".".join(stem_parts))  # a script's sibling import (`import helpers`)
     return names
