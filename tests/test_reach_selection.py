@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from promptlint.analysis.evaluator import Evaluator
-from promptlint.analysis.index import ModuleInfo
+from promptlint.analysis.index import ModuleInfo, nodes_of
 from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import (
@@ -16,7 +16,6 @@ from promptlint.analysis.reach import (
     NOT_A_PROMPT,
     callable_without_arguments,
     called_names,
-    calls_within,
     definition_calls,
     reach_over,
 )
@@ -41,16 +40,17 @@ def test_calls_that_cannot_send_a_prompt_are_marked() -> None:
     assert "stream" in calls_of("model.stream(messages)")
 
 
-def test_the_call_search_finds_what_ast_walk_finds() -> None:
+def test_the_node_search_finds_what_ast_walk_finds_in_its_order() -> None:
     source = Path(__file__).read_text(encoding="utf-8") + (
         "match cmd:\n    case {'k': [a, *rest]} if check(a):\n        run(f'{fmt(x)!r:>{width()}}')\n"
         "async def g():\n    async with lock() as l, other():\n        return [await h(i) async for i in it()]\n"
         "x = lambda y=default(): (yield from gen())\n@decorate(arg())\nclass C(Base(), metaclass=meta()):\n"
-        "    attr: Annotated[int, marker()] = field(factory=make())\n")
+        "    attr: Annotated[int, marker()] = field(factory=make())\n    def m(self):\n        self.a: int = 1\n")
     tree = ast.parse(source)
-    expected = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-    assert len(expected) > 80
-    assert {id(node) for node in calls_within(tree)} == {id(node) for node in expected}
+    for kind in (ast.Call, ast.Attribute, (ast.Assign, ast.AnnAssign)):
+        expected = [node for node in ast.walk(tree) if isinstance(node, kind)]
+        assert len(expected) > 5
+        assert [id(node) for node in nodes_of(tree, kind)] == [id(node) for node in expected]
 
 
 def test_zero_argument_calls_reach_only_definitions_that_take_none() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from promptlint.analysis import templates
-from promptlint.analysis.index import ClassInfo, ModuleInfo
+from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import called_names
 from promptlint.analysis.values import (
@@ -1300,8 +1300,8 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
         return cached
     found: dict[str, tuple[str, Any, ast.stmt]] = {}
     for method_name, method in klass.methods.items():
-        for stmt in ast.walk(method):
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+        for stmt in nodes_of(method, (ast.Assign, ast.AnnAssign)):
+            if stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
                     path = _dotted(target)
@@ -1317,9 +1317,8 @@ def _appended_attributes(klass: ClassInfo) -> set[str]:
         return cached
     found: set[str] = set()
     for method in klass.methods.values():
-        for node in ast.walk(method):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in ("append", "extend", "insert"):
+        for node in nodes_of(method, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
                 path = _dotted(node.func.value)
                 if path and path.startswith("self.") and path.count(".") == 1:
                     found.add(path[5:])
@@ -1353,11 +1352,10 @@ def _is_property(node: ast.AST) -> bool:
 
 def _guarded_attribute(test: ast.expr) -> str | None:
     """``if self._x is None`` / ``if not self._x`` / ``if key != self._key``: a change guard."""
-    for node in ast.walk(test):
-        if isinstance(node, ast.Attribute):
-            path = _dotted(node)
-            if path and path.startswith("self."):
-                return path
+    for node in nodes_of(test, ast.Attribute):
+        path = _dotted(node)
+        if path and path.startswith("self."):
+            return path
     return None
 
 
