@@ -136,6 +136,11 @@ class TrackingProject(Project):
             self._kept += len(module.source)
         return module
 
+    def check_parses(self, path: Path) -> bool:
+        self.files_read.add(path)
+        self.parses += path not in self._modules
+        return super().check_parses(path)
+
     def read_text_file(self, path: Path, max_bytes: int) -> str | None:
         text = super().read_text_file(path, max_bytes)
         real = os.path.realpath(path)
@@ -213,9 +218,11 @@ class Workspace:
         parses_before = project.parses
         started = time.monotonic()
         collector = LayoutCollector(self.settings.knowledge)
-        module = project.module_at(task.path)
-        stopped = None if module is None or task.parse_only else \
-            self._run(module, task.selected, task.reaching_names, collector, started)
+        stopped = None
+        if task.parse_only:
+            project.check_parses(task.path)
+        elif (module := project.module_at(task.path)) is not None:
+            stopped = self._run(module, task.selected, task.reaching_names, collector, started)
         # Errors of the files this entry read (a module that does not parse, a broken template):
         # attached to every entry that read them, so a cached entry keeps reporting them.
         displays = {project.display(path) for path in project.files_read}

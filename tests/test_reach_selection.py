@@ -6,8 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from promptlint.analysis.evaluator import Evaluator
-from promptlint.analysis.index import ModuleInfo, nodes_of
+from promptlint.analysis.index import ModuleInfo, ParseFailure, check_syntax, nodes_of, parse_module
 from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import (
@@ -186,3 +188,14 @@ def test_an_imported_module_runs_only_the_statements_behind_the_names_read(tmp_p
     evaluator.run_function_entry(module, module.functions["handler"], None)
     assert any("You answer questions about invoices. Be brief.Refunds take five days." in p for p in prompts)
     assert project.read == []  # HANDBOOK's statement never ran
+
+
+def test_a_file_only_checked_fails_as_a_parsed_one_does() -> None:
+    broken = ["def broken(:\n    pass\n", "print 'python 2'\n", "x = (" * 1000 + ")" * 1000 + "\n", "if x:\npass\n"]
+    for source in broken:
+        with pytest.raises(ParseFailure) as parsed:
+            parse_module("m", Path("m.py"), "m.py", source)
+        with pytest.raises(ParseFailure) as checked:
+            check_syntax(source, "m.py")
+        assert str(checked.value) == str(parsed.value)
+    check_syntax("def fine(x):\n    return x\n", "m.py")

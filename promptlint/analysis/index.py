@@ -12,6 +12,7 @@ import ast
 import gc
 import os
 import re
+import symtable
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -175,18 +176,31 @@ def decode_source(data: bytes) -> str:
 
 
 def parse_module(name: str, path: Path, display: str, source: str) -> ModuleInfo:
-    with _collection_paused():
-        try:
-            tree = ast.parse(source, filename=display)
-        except SyntaxError as exc:
-            where = f" (line {exc.lineno})" if exc.lineno else ""
-            raise ParseFailure(f"syntax error{where}: {exc.msg}") from None
-        except (ValueError, RecursionError, MemoryError) as exc:
-            detail = str(exc) or "nested too deeply for the parser"
-            raise ParseFailure(f"cannot parse: {type(exc).__name__}: {detail}") from None
+    with _collection_paused(), _parse_failures():
+        tree = ast.parse(source, filename=display)
         module = ModuleInfo(name, path, display, source, tree, source.splitlines())
         _collect(module)
         return module
+
+
+def check_syntax(source: str, display: str) -> None:
+    """Raise ParseFailure where parse_module would, without building the syntax tree: the
+    symbol-table pass works on the parser's own tree, a third faster. It also rejects the few
+    errors found after parsing (a duplicate argument name), which the interpreter rejects too."""
+    with _parse_failures():
+        symtable.symtable(source, display, "exec")
+
+
+@contextmanager
+def _parse_failures() -> Iterator[None]:
+    try:
+        yield
+    except SyntaxError as exc:
+        where = f" (line {exc.lineno})" if exc.lineno else ""
+        raise ParseFailure(f"syntax error{where}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        detail = str(exc) or "nested too deeply for the parser"
+        raise ParseFailure(f"cannot parse: {type(exc).__name__}: {detail}") from None
 
 
 # Set by a process that keeps parsed modules for long (the analysis workers): parsed trees are

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from promptlint.analysis.index import (
     ModuleInfo,
     ParseFailure,
+    check_syntax,
     decode_source,
     module_names_for,
     parse_module,
 )
 from promptlint.model import FileError
+
+T = TypeVar("T")
 
 
 class Project:
@@ -37,9 +42,21 @@ class Project:
 
     def module_at(self, path: Path) -> ModuleInfo | None:
         """Parse a file once; a file that cannot be parsed is reported once and skipped."""
+        if path not in self._modules:
+            self._modules[path] = self._read(path, parse_module)
+        return self._modules[path]
+
+    def check_parses(self, path: Path) -> bool:
+        """Whether a file can be read and parsed, reported as module_at does, for a file that is
+        not analyzed: its tree is neither built nor kept."""
         if path in self._modules:
-            return self._modules[path]
-        module: ModuleInfo | None = None
+            return self._modules[path] is not None
+        if self._read(path, _syntax_checked) is None:
+            self._modules[path] = None
+            return False
+        return True
+
+    def _read(self, path: Path, parse: Callable[[str, Path, str, str], T]) -> T | None:
         display = self.display(path)
         try:
             if path.stat().st_size > self.max_file_bytes:
@@ -49,13 +66,12 @@ class Project:
                 )
             source = decode_source(path.read_bytes())
             names = module_names_for(path, self.root)
-            module = parse_module(names[0] if names else path.stem, path, display, source)
+            return parse(names[0] if names else path.stem, path, display, source)
         except ParseFailure as exc:
             self.errors[display] = FileError(display, str(exc))
         except OSError as exc:
             self.errors[display] = FileError(display, f"cannot read file: {exc.strerror or exc}")
-        self._modules[path] = module
-        return module
+        return None
 
     def read_text_file(self, path: Path, max_bytes: int) -> str | None:
         """A file the analyzed code reads (a prompt or config): only a regular file inside the
@@ -88,3 +104,8 @@ class Project:
 
     def parsed_modules(self) -> list[ModuleInfo]:
         return [m for m in self._modules.values() if m is not None]
+
+
+def _syntax_checked(_name: str, _path: Path, display: str, source: str) -> bool:
+    check_syntax(source, display)
+    return True
