@@ -195,12 +195,13 @@ class Workspace:
         self._memory_after_collect = _resident_mib()
 
     def _collect_if_grown(self) -> None:
-        """With the raised thresholds, an entry's evaluator (cyclic: closures over their frames)
-        outlives it in the oldest generation; collect when the process has grown by
-        COLLECT_GROWTH_MIB since the last collection instead of after every entry."""
+        """With the raised thresholds, garbage can outlive its entry in the oldest generation;
+        collect when the process has grown by COLLECT_GROWTH_MIB since the last collection
+        instead of after every entry. Frozen objects (parsed trees and whatever was alive at a
+        parse) are not scanned again: the evaluator breaks its own cycles (Evaluator.release),
+        so they are freed by reference counting."""
         if _resident_mib() - self._memory_after_collect > COLLECT_GROWTH_MIB:
-            gc.unfreeze()  # parsed trees (index.freeze_parsed_trees) and whatever was frozen with them
-            gc.collect()
+            gc.collect()  # what is not frozen: allocated since the last parse
             gc.freeze()  # the survivors are long-lived: keep young collections from rescanning them
             self._memory_after_collect = _resident_mib()
 

@@ -422,10 +422,11 @@ class Evaluator:
         if node is None:
             return NONE
         self.tick()
-        method = getattr(self, "eval_" + type(node).__name__, None)
+        kind = type(node)
+        method = _EVALUATORS.get(kind)
         if method is None:
-            return unknown(frame.module.snippet(node), frame.module.location(node))
-        return method(node, frame)
+            method = _EVALUATORS[kind] = getattr(Evaluator, "eval_" + kind.__name__, _eval_unknown)
+        return method(self, node, frame)
 
     def eval_Constant(self, node: ast.Constant, frame: Frame) -> Value:
         if node.value is None:
@@ -1291,6 +1292,14 @@ def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, 
     except (TypeError, RecursionError):
         return None
     return key
+
+
+# Expression type -> Evaluator.eval_<Type>, filled on first use (the hottest lookup of a run).
+_EVALUATORS: dict[type, Callable[[Evaluator, Any, Frame], Value]] = {}
+
+
+def _eval_unknown(_evaluator: Evaluator, node: ast.expr, frame: Frame) -> Value:
+    return unknown(frame.module.snippet(node), frame.module.location(node))
 
 
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
