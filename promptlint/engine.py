@@ -65,12 +65,15 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     python_files = sorted({*project_files.python, *requested.python})
     cache = Cache.open(root, config.cache_dir, *_cache_key(knowledge, config, root, cwd))
     names = module_names(python_files, root)
-    facts = collect_facts(python_files, root, names, cache)
-    if cache is not None and whole_project:
-        cache.retain_files({relative_key(p, root) for p in python_files})
-    project = Project(root, python_files, cwd, config.max_file_bytes, names)
-    entries = entry_paths(facts, names, set(requested.python), knowledge)
-    analysis = collect_layouts(project, knowledge, entries, facts, names, cache, config)
+    settings = Settings(root, cwd, tuple(python_files), names, config.max_file_bytes, knowledge,
+                        config.file_timeout_s)
+    with Workers(settings, worker_count(config.jobs)) as workers:
+        facts = collect_facts(python_files, root, names, cache, workers.file_facts)
+        if cache is not None and whole_project:
+            cache.retain_files({relative_key(p, root) for p in python_files})
+        project = Project(root, python_files, cwd, config.max_file_bytes, names)
+        entries = entry_paths(facts, names, set(requested.python), knowledge)
+        analysis = collect_layouts(project, knowledge, entries, facts, cache, workers)
     if cache is not None:
         cache.save()
     findings = run_rules(analysis.layouts, config)
@@ -117,31 +120,28 @@ class LayoutAnalysis:
 
 
 def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path], facts: dict[Path, FileFacts],
-                    names: dict[Path, list[str]], cache: Cache | None, config: Config) -> LayoutAnalysis:
-    settings = Settings(project.root, project.cwd, tuple(sorted(facts)), names, config.max_file_bytes,
-                        knowledge, config.file_timeout_s)
-    with Workers(settings, worker_count(config.jobs)) as workers:
-        clock = time.perf_counter()
-        selected, reaching_names = _reaching(entries, facts, knowledge, cache, workers, project.root)
-        definitions_s = time.perf_counter() - clock
-        global_key = cache_store.stable_hash(sorted(reaching_names))
-        tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED)
-                 for path, chosen in selected.items() if chosen}
-        for path in _checked_only(entries, selected, facts, knowledge):
-            tasks[path] = EntryTask(path, (), None, parse_only=True)
-        keys = {path: _entry_key(relative_key(path, project.root), facts[path].sha, task, global_key)
-                for path, task in tasks.items()}
-        dependencies = _Dependencies(project, facts)
-        outcomes: dict[Path, EntryOutcome] = {}
-        if cache is not None:
-            for path in tasks:
-                found = dependencies.outcome(path, cache.entry(keys[path]))
-                if found is not None:
-                    outcomes[path] = found
-        pending = [tasks[path] for path in sorted(tasks) if path not in outcomes]
-        clock = time.perf_counter()
-        evaluated = workers.evaluate(pending, _worth_parallel([t.path for t in pending], facts))
-        evaluate_s = time.perf_counter() - clock
+                    cache: Cache | None, workers: Workers) -> LayoutAnalysis:
+    clock = time.perf_counter()
+    selected, reaching_names = _reaching(entries, facts, knowledge, cache, workers, project.root)
+    definitions_s = time.perf_counter() - clock
+    global_key = cache_store.stable_hash(sorted(reaching_names))
+    tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED)
+             for path, chosen in selected.items() if chosen}
+    for path in _checked_only(entries, selected, facts, knowledge):
+        tasks[path] = EntryTask(path, (), None, parse_only=True)
+    keys = {path: _entry_key(relative_key(path, project.root), facts[path].sha, task, global_key)
+            for path, task in tasks.items()}
+    dependencies = _Dependencies(project, facts)
+    outcomes: dict[Path, EntryOutcome] = {}
+    if cache is not None:
+        for path in tasks:
+            found = dependencies.outcome(path, cache.entry(keys[path]))
+            if found is not None:
+                outcomes[path] = found
+    pending = [tasks[path] for path in sorted(tasks) if path not in outcomes]
+    clock = time.perf_counter()
+    evaluated = workers.evaluate(pending, _worth_parallel([t.path for t in pending], facts))
+    evaluate_s = time.perf_counter() - clock
     for outcome in evaluated:
         outcomes[outcome.path] = outcome
         if cache is not None:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from promptlint.analysis import index
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
+from promptlint.cache import FileFacts
+from promptlint.facts import FactsTask, file_facts
 from promptlint.knowledge import Knowledge
 from promptlint.model import FileError, PromptLayout
 
@@ -45,6 +47,7 @@ PARSED_SOURCE_BUDGET = 6_000_000  # characters of parsed source a process keeps 
 # own cycles when an entry is done, so what is frozen is freed by reference counting).
 GC_THRESHOLDS = (50_000, 20, 100)
 COLLECT_GROWTH_MIB = 120
+MIN_PARALLEL_FACTS_BYTES = 4_000_000  # about 100,000 lines: less is read faster than a pool starts
 HEAVY_SHARE = 20  # the largest twentieth of the tasks is scheduled first
 
 Definitions = tuple[tuple[str, frozenset[str], bool], ...]
@@ -273,6 +276,10 @@ def _start_worker(settings: Settings) -> None:
     _WORKSPACE = Workspace(settings)
 
 
+def _facts_task(task: FactsTask) -> FileFacts:
+    return file_facts(*task)
+
+
 def _definitions_task(path: Path) -> Definitions | None:
     assert _WORKSPACE is not None
     return _WORKSPACE.definitions(path)
@@ -306,7 +313,7 @@ class Workers:
         self._local = None
 
     def map(self, function: Callable[[Task], Result], tasks: list[Task], weights: list[int],
-            parallel: bool) -> list[Result]:
+            parallel: bool, chunksize: int = 1) -> list[Result]:
         """``function`` over ``tasks`` (in path order), results in task order."""
         if not tasks:
             return []
@@ -315,7 +322,7 @@ class Workers:
         pool = self._pool or self._start_pool()
         order = _schedule(weights)
         results: list[Any] = [None] * len(tasks)
-        for index, result in zip(order, pool.map(function, [tasks[i] for i in order])):
+        for index, result in zip(order, pool.map(function, [tasks[i] for i in order], chunksize=chunksize)):
             results[index] = result
         return results
 
@@ -343,6 +350,13 @@ class Workers:
         self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(),
                                          initializer=_start_worker, initargs=(self.settings,))
         return self._pool
+
+    def file_facts(self, tasks: list[FactsTask]) -> list[FileFacts]:
+        """facts.file_facts of each task: in the workers when the files are many megabytes (a
+        framework's first run), here otherwise (a pool is not worth starting for a few files)."""
+        sizes = [_size(path) for path, _, _ in tasks]
+        chunk = max(1, len(tasks) // (self.jobs * 8))  # a file's facts take ~1 ms: batch them
+        return self.map(_facts_task, tasks, sizes, sum(sizes) >= MIN_PARALLEL_FACTS_BYTES, chunk)
 
     def definitions(self, paths: list[Path], parallel: bool) -> list[Definitions | None]:
         return self.map(_definitions_task, paths, [_size(p) for p in paths], parallel)
