@@ -204,9 +204,10 @@ def _parse_failures() -> Iterator[None]:
 
 
 # Set by a process that keeps parsed modules for long (the analysis workers): parsed trees are
-# moved out of the collector's generations at once (``gc.freeze``), so the many young
-# collections that follow never rescan them. Whoever sets it runs ``gc.unfreeze`` before a full
-# collection (frozen cyclic garbage is otherwise never freed).
+# moved out of the collector's generations at once (``gc.freeze``), with whatever else is alive
+# then, so the many young collections that follow never rescan them. Frozen objects are freed by
+# reference counting only: whoever sets it keeps them free of cycles (Evaluator.release; the
+# parse budget's eviction cuts a module's class back-references).
 freeze_parsed_trees = False
 
 
