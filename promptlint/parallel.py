@@ -322,8 +322,8 @@ class Workers:
         pool = self._pool or self._start_pool()
         order = _schedule(weights)
         results: list[Any] = [None] * len(tasks)
-        for index, result in zip(order, pool.map(function, [tasks[i] for i in order], chunksize=chunksize)):
-            results[index] = result
+        for position, result in zip(order, pool.map(function, [tasks[i] for i in order], chunksize=chunksize)):
+            results[position] = result
         return results
 
     def _run_here(self, function: Callable[[Task], Result], tasks: list[Task]) -> list[Result]:
