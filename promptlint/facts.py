@@ -70,14 +70,13 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
 
 
 def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
-    """Facts of one file, reusing ``known`` when the file (stat) and its package are unchanged."""
+    """Facts of one changed file (collect_facts keeps the unchanged ones); from ``known``, its
+    stored facts, only the definitions hash survives, and only if the content is the same."""
     try:
         info = os.stat(path)
     except OSError:
         return UNREADABLE
     signature = (info.st_mtime_ns, info.st_size, info.st_ino)
-    if known is not None and known.signature == signature and known.package == package:
-        return known
     if not stat.S_ISREG(info.st_mode):
         return UNREADABLE
     try:
