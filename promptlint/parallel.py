@@ -120,8 +120,11 @@ class TrackingProject(Project):
         self.by_name = _RecordingNames(self.by_name)
         self.files_read: set[Path] = set()
         self.parses = 0
-        self._recent: OrderedDict[Path, int] = OrderedDict()
-        self._kept = 0  # the sum of _recent's sizes
+        # Parsed modules, least recently used first; of them, those used since they were last
+        # hollowed (the only ones whose weight can have grown); and the others' total weight.
+        self._recent: OrderedDict[Path, ModuleInfo] = OrderedDict()
+        self._used: OrderedDict[Path, ModuleInfo] = OrderedDict()
+        self._hollow_weight = 0
 
     def begin_entry(self) -> None:
         self.files_read = set()
@@ -132,12 +135,19 @@ class TrackingProject(Project):
         self.files_read.add(path)
         self.parses += path not in self._modules
         module = super().module_at(path)
-        if path in self._recent:
-            self._recent.move_to_end(path)
-        elif module is not None:
-            self._recent[path] = len(module.source)
-            self._kept += len(module.source)
+        if module is not None:
+            self._note_use(path, module)
         return module
+
+    def _note_use(self, path: Path, module: ModuleInfo) -> None:
+        if path in self._used:
+            self._used.move_to_end(path)
+        else:
+            if path in self._recent:  # hollow since its last use: its weight may grow again
+                self._hollow_weight -= module.weight
+            self._used[path] = module
+        self._recent[path] = module
+        self._recent.move_to_end(path)
 
     def check_parses(self, path: Path) -> bool:
         self.files_read.add(path)
@@ -152,13 +162,21 @@ class TrackingProject(Project):
         return text
 
     def evict(self) -> None:
-        """Forget the least recently used parsed modules beyond the memory budget."""
-        while self._kept > PARSED_SOURCE_BUDGET and len(self._recent) > 1:
-            path, size = self._recent.popitem(last=False)
-            module = self._modules.pop(path, None)
-            if module is not None:
-                module.classes = {}  # ClassInfo.module points back: free the tree now, not at the next GC
-            self._kept -= size
+        """Keep the parsed trees within the memory budget: first drop the function bodies of the
+        least recently used modules (a body is parsed again alone if it is used), then, if that
+        is not enough, forget the least recently used modules."""
+        kept = self._hollow_weight + sum(module.weight for module in self._used.values())
+        while kept > PARSED_SOURCE_BUDGET and self._used:
+            _, module = self._used.popitem(last=False)
+            kept -= module.hollow()
+            self._hollow_weight += module.weight
+        while kept > PARSED_SOURCE_BUDGET and len(self._recent) > 1:
+            path, module = self._recent.popitem(last=False)
+            kept -= module.weight
+            if self._used.pop(path, None) is None:
+                self._hollow_weight -= module.weight
+            self._modules.pop(path, None)
+            module.classes = {}  # ClassInfo.module points back: free the tree now, not at the next GC
 
 
 class LayoutCollector:

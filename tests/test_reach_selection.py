@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from promptlint.analysis.evaluator import Evaluator
-from promptlint.analysis.index import ModuleInfo, ParseFailure, check_syntax, nodes_of, parse_module
+from promptlint.analysis.index import (
+    LazyBody,
+    ModuleInfo,
+    ParseFailure,
+    SourceText,
+    check_syntax,
+    nodes_of,
+    parse_module,
+    parse_own_lines,
+)
 from promptlint.analysis.layout import build_layout, call_site
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import (
@@ -21,6 +30,7 @@ from promptlint.analysis.reach import (
     definition_calls,
     reach_over,
 )
+from promptlint import parallel
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.facts import called_names_in_text
@@ -199,3 +209,54 @@ def test_a_file_only_checked_fails_as_a_parsed_one_does() -> None:
             check_syntax(source, "m.py")
         assert str(checked.value) == str(parsed.value)
     check_syntax("def fine(x):\n    return x\n", "m.py")
+
+
+TRICKY_DEFINITIONS = (
+    "import os\r\n\x0c\r\nclass Outer:\r\n    \"\"\"Doc.\"\"\"\r\n    x = 'déjà'; y = 2\r\n"
+    "    @property\r\n    @cached(\r\n        size=2)\r\n    def prop(self):\r\n        return 'é' + f'{self.x!r:>{3}}'\r\n"
+    "    class Inner:\r\n        def deep(self):\r\n            return [i async for i in g()]\r\n"
+    "    async def run(self, a,\r\n            b=1):\r\n        async with lock():\r\n"
+    "            def nested():\r\n                return a\r\n            return nested\r\n"
+    "def one_line(): return 1\r\n"
+    "class Tabbed:\r\n\tdef tabbed(self):\r\n\t\treturn 'x'\r\n"
+    "class OnOneLine: value = 1\r\n"
+    "if os.name:\r\n    def platform(x):\r\n        \"\"\"text\r\ndef not_a_def():\r\n\"\"\"\r\n        return x\r\n"
+    "else:\r\n    def platform(x):  # the other branch\r\n        return -x\r\n"
+    "try:\r\n    def tried():\r\n        pass\r\nexcept ImportError:\r\n    def tried():\r\n        raise\r\n"
+)
+
+
+@pytest.mark.parametrize("name", ["tricky", "evaluator", "index"])
+def test_a_hollow_module_gives_back_the_same_trees(name: str) -> None:
+    """Function bodies dropped under the memory budget come back, parsed from their own lines,
+    node for node and position for position as in the whole module."""
+    source = TRICKY_DEFINITIONS if name == "tricky" else \
+        (Path(__file__).parents[1] / "promptlint" / "analysis" / f"{name}.py").read_text(encoding="utf-8")
+    module = parse_module("m", Path("m.py"), "m.py", source)
+    whole = ast.dump(module.tree, include_attributes=True)
+    functions = nodes_of(module.tree, (ast.FunctionDef, ast.AsyncFunctionDef))
+    weight = module.weight
+    freed = module.hollow()
+    assert 0 < freed < weight and module.weight == weight - freed
+    hollow = [f for f in functions if type(f.body) is LazyBody]
+    names = {f.name for f in hollow}
+    assert len(hollow) >= (7 if name == "tricky" else 20) and not names & {"nested", "one_line"}
+    text = SourceText(source, "m.py")
+    assert all(parse_own_lines(f, text) is not None for f in hollow)  # never the whole module again
+    assert module.hollow() == 0  # nothing used since
+    assert ast.dump(module.tree, include_attributes=True) == whole  # dumping reads every body
+    assert module.weight == weight
+    assert all(type(f.body) is list for f in functions)
+    assert module.hollow() == freed
+
+
+def test_a_tight_parse_budget_gives_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With room for almost no syntax tree, modules are hollowed and forgotten between entries
+    (and bodies parsed again one by one), yet the analysis finds the same prompts."""
+    root = Path(__file__).parents[1] / "fixtures"
+    config = Config(root=root, cache_dir=None, jobs=1)
+    roomy = analyze([root], config, cwd=root)
+    monkeypatch.setattr(parallel, "PARSED_SOURCE_BUDGET", 1)
+    tight = analyze([root], config, cwd=root)
+    assert roomy.layouts and (tight.findings, tight.errors, tight.layouts) == (roomy.findings, roomy.errors,
+                                                                             roomy.layouts)

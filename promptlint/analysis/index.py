@@ -13,6 +13,7 @@ import gc
 import os
 import re
 import symtable
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from promptlint.model import Location
 
 
 _PARSER_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_ODD_LINE_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # str.splitlines' other breaks
 
 
 class ParseFailure(Exception):
@@ -52,13 +54,57 @@ class ModuleInfo:
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    _locations: dict[int, Location] = field(default_factory=dict, repr=False)  # node id -> location
+
+    @property
+    def weight(self) -> int:
+        """How much of the source this module holds as syntax trees, in characters: all of it
+        once parsed, less the function bodies dropped by ``hollow`` and not used since."""
+        return self._text.weight
+
+    def hollow(self) -> int:
+        """Drop the statements of every function and method defined outside a function (most of
+        a module's tree, and the least of it that later entries use), keeping the definitions
+        themselves: a body is parsed again from the source when it is used (``LazyBody``).
+        Returns the characters of source freed."""
+        text = self._text
+        before = text.weight
+        if before <= self._skeleton_weight:
+            return 0  # already hollow, no body used since
+        if text.used is None:  # the first time: every function
+            text.used = self._hollowable
+        for node, span in text.used:
+            if type(node.body) is list:  # noqa: E721 - a LazyBody not yet used is already hollow
+                node.body = LazyBody(node, text, span)
+                text.weight -= span
+        text.used = []
+        return before - text.weight
+
+    @cached_property
+    def _text(self) -> SourceText:
+        return SourceText(self.source, self.display)
+
+    @cached_property
+    def _skeleton_weight(self) -> int:
+        return len(self.source) - sum(span for _, span in self._hollowable)
+
+    @cached_property
+    def _hollowable(self) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]]:
+        """The functions ``hollow`` may empty, each with the characters its body spans: those
+        defined outside any function and first on their line (their lines are parsed alone)."""
+        # self.lines also breaks at form feeds and the like, the parser does not: then number
+        # lines as the parser does (rare; splitting that way costs a pass over the source).
+        lines = self._parser_lines if _ODD_LINE_BREAK.search(self.source) else self.lines
+        found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
+        for node in _definitions_outside_functions(self.tree.body):
+            start, end = node.lineno, node.end_lineno or node.lineno
+            if start < end <= len(lines) and not lines[start - 1].encode()[: node.col_offset].strip():
+                found.append((node, sum(len(line) for line in lines[start:end])))
+        return found
 
     def location(self, node: ast.AST) -> Location:
-        key = id(node)
-        found = self._locations.get(key)
-        if found is None:
-            found = self._locations[key] = self._compute_location(node)
+        found: Location | None = getattr(node, "_location", None)
+        if found is None:  # computed once, kept on the node: it goes when the node goes
+            found = node._location = self._compute_location(node)  # type: ignore[attr-defined]
         return found
 
     def _compute_location(self, node: ast.AST) -> Location:
@@ -97,12 +143,9 @@ class ModuleInfo:
                     indices.append(index)
         return found
 
-    @cached_property
+    @property
     def _parser_lines(self) -> list[str]:
-        # Lines as the parser counts them (\n, \r\n, \r only), split once per module:
-        # ast.get_source_segment re-splits the whole source on every call, which made
-        # snippets of large modules quadratic.
-        return _PARSER_LINE.findall(self.source)
+        return self._text.parser_lines
 
     def _segment(self, node: ast.AST, limit: int) -> str | None:
         """ast.get_source_segment(self.source, node), stopping once ``limit`` visible
@@ -125,6 +168,117 @@ class ModuleInfo:
             visible += _visible_chars(lines[number])
         pieces.append(lines[end - 1].encode()[:end_col].decode(errors="replace"))
         return "".join(pieces)
+
+
+def _definitions_outside_functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield stmt
+        else:  # classes and compound statements: their blocks, never expressions
+            for block in ("body", "orelse", "finalbody"):
+                yield from _definitions_outside_functions(getattr(stmt, block, ()))
+            for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+                yield from _definitions_outside_functions(part.body)
+
+
+class SourceText:
+    """A module's source, as its hollow functions need it: shared by them, holding no tree (so
+    a dropped module is still freed by reference counting)."""
+
+    __slots__ = ("source", "display", "weight", "used", "_lines")
+
+    def __init__(self, source: str, display: str) -> None:
+        self.source, self.display = source, display
+        self.weight = len(source)  # characters held as syntax trees (ModuleInfo.weight)
+        # The functions whose body was parsed again since the module was last hollowed, and
+        # that body's size (None: never hollowed).
+        self.used: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]] | None = None
+        self._lines: list[str] | None = None
+
+    @property
+    def parser_lines(self) -> list[str]:
+        # Lines as the parser counts them (\n, \r\n, \r only), split once per module:
+        # ast.get_source_segment re-splits the whole source on every call, which made
+        # snippets of large modules quadratic.
+        if self._lines is None:
+            self._lines = _PARSER_LINE.findall(self.source)
+        return self._lines
+
+
+class LazyBody(list):  # type: ignore[type-arg]
+    """The statements of a function whose tree was dropped (ModuleInfo.hollow), parsed again
+    from the module's lines on first use, then put back on the function. It is a list, so code
+    that reads ``node.body`` needs no change."""
+
+    __slots__ = ("_function", "_text", "_span", "_loaded")
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef, text: SourceText, span: int) -> None:
+        super().__init__()
+        self._function = weakref.ref(function)  # the function holds its body: no cycle
+        self._text, self._span, self._loaded = text, span, False
+
+    def _load(self) -> list[ast.stmt]:
+        if not self._loaded:
+            self._loaded = True
+            function = self._function()
+            if function is not None:
+                statements = _parse_body(function, self._text)
+                list.extend(self, statements)
+                if function.body is self:
+                    function.body = statements
+                    self._text.weight += self._span
+                    self._text.used.append((function, self._span))  # type: ignore[union-attr]
+        return self
+
+    def __iter__(self) -> Iterator[ast.stmt]:
+        return list.__iter__(self._load())
+
+    def __len__(self) -> int:
+        return list.__len__(self._load())
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return list.__getitem__(self._load(), index)
+
+    def __contains__(self, item: object) -> bool:
+        return list.__contains__(self._load(), item)
+
+    def __reversed__(self) -> Iterator[ast.stmt]:
+        return list.__reversed__(self._load())
+
+
+def _parse_body(function: ast.FunctionDef | ast.AsyncFunctionDef, text: SourceText) -> list[ast.stmt]:
+    found = parse_own_lines(function, text)
+    if found is not None:
+        return found
+    # Never expected (the lines parsed as part of the module): parse the whole module again.
+    with _collection_paused():
+        tree = ast.parse(text.source, filename=text.display)
+    for node in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if _same_definition(node, function):
+            return node.body
+    return []
+
+
+def parse_own_lines(function: ast.FunctionDef | ast.AsyncFunctionDef, text: SourceText) -> list[ast.stmt] | None:
+    """A function's statements, parsed from its own lines, padded so that every position is
+    the one in the whole module (an indented method is parsed inside an ``if 1:``); None if
+    what they parse to is not that function."""
+    start, end, column = function.lineno, function.end_lineno or function.lineno, function.col_offset
+    own = "".join(text.parser_lines[start - 1:end])
+    source = "\n" * (start - 1) + own if column == 0 else "\n" * (start - 2) + "if 1:\n" + own
+    try:
+        with _collection_paused():
+            tree = ast.parse(source, filename=text.display)
+        found = tree.body[0] if column == 0 else tree.body[0].body[0]  # type: ignore[attr-defined]
+    except (SyntaxError, ValueError, RecursionError, MemoryError, IndexError, AttributeError):
+        return None
+    return found.body if _same_definition(found, function) else None  # type: ignore[no-any-return, attr-defined]
+
+
+def _same_definition(found: ast.AST, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return (type(found) is type(function) and found.name == function.name  # type: ignore[attr-defined]
+            and (found.lineno, found.col_offset, found.end_lineno, found.end_col_offset)  # type: ignore[attr-defined]
+            == (function.lineno, function.col_offset, function.end_lineno, function.end_col_offset))
 
 
 def _visible_chars(text: str) -> int:
@@ -154,7 +308,7 @@ def nodes_of(tree: ast.AST, kind: type[Node] | tuple[type[Node], ...]) -> list[N
                 tuple(name for name in node_type._fields if name not in _LEAF_FIELDS)
         for name in fields:
             value = getattr(current, name, None)
-            if type(value) is list:
+            if type(value) is list or type(value) is LazyBody:
                 queue.extend(item for item in value if isinstance(item, ast.AST))
             elif isinstance(value, ast.AST):
                 queue.append(value)
