@@ -14,10 +14,12 @@ import os
 import re
 import symtable
 import weakref
+from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 from pathlib import Path
 from typing import TypeVar
 
@@ -50,7 +52,6 @@ class ModuleInfo:
     display: str  # path as shown to the user (relative to the working directory)
     source: str
     tree: ast.Module
-    lines: list[str]
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
@@ -91,14 +92,13 @@ class ModuleInfo:
     def _hollowable(self) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]]:
         """The functions ``hollow`` may empty, each with the characters its body spans: those
         defined outside any function and first on their line (their lines are parsed alone)."""
-        # self.lines also breaks at form feeds and the like, the parser does not: then number
-        # lines as the parser does (rare; splitting that way costs a pass over the source).
-        lines = self._parser_lines if _ODD_LINE_BREAK.search(self.source) else self.lines
+        text = self._text
+        starts = text.starts
         found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
         for node in _definitions_outside_functions(self.tree.body):
             start, end = node.lineno, node.end_lineno or node.lineno
-            if start < end <= len(lines) and not lines[start - 1].encode()[: node.col_offset].strip():
-                found.append((node, sum(len(line) for line in lines[start:end])))
+            if start < end < len(starts) and not text.line(start).encode()[: node.col_offset].strip():
+                found.append((node, starts[end] - starts[start]))
         return found
 
     def location(self, node: ast.AST) -> Location:
@@ -120,7 +120,7 @@ class ModuleInfo:
 
     def _char_column(self, line: int, byte_offset: int) -> int:
         # ast columns are UTF-8 byte offsets; users count characters.
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        text = self._text.line(line)
         if text.isascii():
             return byte_offset
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
@@ -143,10 +143,6 @@ class ModuleInfo:
                     indices.append(index)
         return found
 
-    @property
-    def _parser_lines(self) -> list[str]:
-        return self._text.parser_lines
-
     def _segment(self, node: ast.AST, limit: int) -> str | None:
         """ast.get_source_segment(self.source, node), stopping once ``limit`` visible
         characters are collected (a snippet never shows more)."""
@@ -154,19 +150,19 @@ class ModuleInfo:
         start_col, end_col = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
         if start is None or end is None or start_col is None or end_col is None:
             return None
-        lines = self._parser_lines
-        if not 0 < start <= end <= len(lines):
+        text = self._text
+        if not 0 < start <= end <= text.line_count:
             return None
         if start == end:
-            return lines[start - 1].encode()[start_col:end_col].decode(errors="replace")
-        pieces = [lines[start - 1].encode()[start_col:].decode(errors="replace")]
+            return text.line(start).encode()[start_col:end_col].decode(errors="replace")
+        pieces = [text.line(start).encode()[start_col:].decode(errors="replace")]
         visible = _visible_chars(pieces[0])  # a lower bound of the collapsed snippet's length
-        for number in range(start, end - 1):
+        for number in range(start + 1, end):
             if visible > limit:
                 return "".join(pieces)
-            pieces.append(lines[number])
-            visible += _visible_chars(lines[number])
-        pieces.append(lines[end - 1].encode()[:end_col].decode(errors="replace"))
+            pieces.append(text.line(number))
+            visible += _visible_chars(pieces[-1])
+        pieces.append(text.line(end).encode()[:end_col].decode(errors="replace"))
         return "".join(pieces)
 
 
@@ -182,10 +178,10 @@ def _definitions_outside_functions(body: list[ast.stmt]) -> Iterator[ast.Functio
 
 
 class SourceText:
-    """A module's source, as its hollow functions need it: shared by them, holding no tree (so
-    a dropped module is still freed by reference counting)."""
+    """A module's source and its lines as the parser counts them, shared by the module and its
+    hollow functions (it holds no tree, so a dropped module is still freed by reference counting)."""
 
-    __slots__ = ("source", "display", "weight", "used", "_lines")
+    __slots__ = ("source", "display", "weight", "used", "_starts")
 
     def __init__(self, source: str, display: str) -> None:
         self.source, self.display = source, display
@@ -193,16 +189,34 @@ class SourceText:
         # The functions whose body was parsed again since the module was last hollowed, and
         # that body's size (None: never hollowed).
         self.used: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]] | None = None
-        self._lines: list[str] | None = None
+        self._starts: array[int] | None = None
 
     @property
-    def parser_lines(self) -> list[str]:
-        # Lines as the parser counts them (\n, \r\n, \r only), split once per module:
-        # ast.get_source_segment re-splits the whole source on every call, which made
-        # snippets of large modules quadratic.
-        if self._lines is None:
-            self._lines = _PARSER_LINE.findall(self.source)
-        return self._lines
+    def starts(self) -> array[int]:
+        """Where each line starts, and the source's length last. Offsets, not a list of lines:
+        a kept module's lines would cost as much memory as its source again, and more."""
+        if self._starts is None:
+            # str.splitlines also breaks at form feeds and the like, which the parser does not:
+            # then split as the parser does (rare; that way is slower).
+            lines = _PARSER_LINE.findall(self.source) if _ODD_LINE_BREAK.search(self.source) \
+                else self.source.splitlines(keepends=True)
+            self._starts = array("L", accumulate(map(len, lines), initial=0))
+        return self._starts
+
+    @property
+    def line_count(self) -> int:
+        return len(self.starts) - 1
+
+    def line(self, number: int) -> str:
+        """Line ``number`` (from 1) with its line break; "" if there is no such line."""
+        return self.lines(number, number)
+
+    def lines(self, first: int, last: int) -> str:
+        """Lines ``first`` to ``last`` (from 1, inclusive), as one text."""
+        starts = self.starts
+        if not 0 < first <= last < len(starts):
+            return ""
+        return self.source[starts[first - 1]:starts[last]]
 
 
 class LazyBody(list):  # type: ignore[type-arg]
@@ -264,7 +278,7 @@ def parse_own_lines(function: ast.FunctionDef | ast.AsyncFunctionDef, text: Sour
     the one in the whole module (an indented method is parsed inside an ``if 1:``); None if
     what they parse to is not that function."""
     start, end, column = function.lineno, function.end_lineno or function.lineno, function.col_offset
-    own = "".join(text.parser_lines[start - 1:end])
+    own = text.lines(start, end)
     source = "\n" * (start - 1) + own if column == 0 else "\n" * (start - 2) + "if 1:\n" + own
     try:
         with _collection_paused():
@@ -332,7 +346,7 @@ def decode_source(data: bytes) -> str:
 def parse_module(name: str, path: Path, display: str, source: str) -> ModuleInfo:
     with _collection_paused(), _parse_failures():
         tree = ast.parse(source, filename=display)
-        module = ModuleInfo(name, path, display, source, tree, source.splitlines())
+        module = ModuleInfo(name, path, display, source, tree)
         _collect(module)
         return module
 
