@@ -120,6 +120,8 @@ class ModuleInfo:
 
     def _char_column(self, line: int, byte_offset: int) -> int:
         # ast columns are UTF-8 byte offsets; users count characters.
+        if self._text.ascii:
+            return byte_offset
         text = self._text.line(line)
         if text.isascii():
             return byte_offset
@@ -181,10 +183,11 @@ class SourceText:
     """A module's source and its lines as the parser counts them, shared by the module and its
     hollow functions (it holds no tree, so a dropped module is still freed by reference counting)."""
 
-    __slots__ = ("source", "display", "weight", "used", "_starts")
+    __slots__ = ("source", "display", "weight", "used", "ascii", "_starts")
 
     def __init__(self, source: str, display: str) -> None:
         self.source, self.display = source, display
+        self.ascii = source.isascii()  # then columns in bytes are columns in characters
         self.weight = len(source)  # characters held as syntax trees (ModuleInfo.weight)
         # The functions whose body was parsed again since the module was last hollowed, and
         # that body's size (None: never hollowed).
