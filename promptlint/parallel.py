@@ -120,6 +120,7 @@ class TrackingProject(Project):
         self.by_name = _RecordingNames(self.by_name)
         self.files_read: set[Path] = set()
         self.parses = 0
+        self._splits: dict[str, tuple[ModuleInfo, list[str]] | None] = {}
         # Parsed modules, least recently used first; of them, those used since they were last
         # hollowed (the only ones whose weight can have grown); and the others' total weight.
         self._recent: OrderedDict[Path, ModuleInfo] = OrderedDict()
@@ -129,7 +130,16 @@ class TrackingProject(Project):
     def begin_entry(self) -> None:
         self.files_read = set()
         self.by_name.looked_up = set()
+        self._splits = {}
         self.evict()
+
+    def split_module(self, qualname: str) -> tuple[ModuleInfo, list[str]] | None:
+        # Asked ~100 times per entry for the same names; within an entry nothing is evicted, and
+        # the first asking recorded the files read and the names looked up.
+        if qualname not in self._splits:
+            self._splits[qualname] = super().split_module(qualname)
+        found = self._splits[qualname]
+        return None if found is None else (found[0], list(found[1]))
 
     def module_at(self, path: Path) -> ModuleInfo | None:
         self.files_read.add(path)

@@ -30,6 +30,9 @@ _PARSER_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _ODD_LINE_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # str.splitlines' other breaks
 
 
+SNIPPET_LIMIT = 60  # characters of code a value's description quotes
+
+
 class ParseFailure(Exception):
     """A module could not be read or parsed; carries a user-facing message."""
 
@@ -127,7 +130,15 @@ class ModuleInfo:
             return byte_offset
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
 
-    def snippet(self, node: ast.AST, limit: int = 60) -> str:
+    def snippet(self, node: ast.AST, limit: int = SNIPPET_LIMIT) -> str:
+        if limit == SNIPPET_LIMIT:  # the usual one is kept on the node, as its location is
+            found: str | None = getattr(node, "_snippet", None)
+            if found is None:
+                found = node._snippet = self._snippet(node, limit)  # type: ignore[attr-defined]
+            return found
+        return self._snippet(node, limit)
+
+    def _snippet(self, node: ast.AST, limit: int) -> str:
         text = self._segment(node, limit) or type(node).__name__
         text = " ".join(text.split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
