@@ -341,7 +341,10 @@ def versions(source: str) -> str:
     sys.path.insert(0, str(REPO))
     from promptlint import __version__
 
-    return (f"promptlint {__version__} ({source}), Python {platform.python_version()}, "
+    from importlib.metadata import version  # the CLI's start depends on these (typer: see pyproject)
+
+    dependencies = ", ".join(f"{name} {version(name)}" for name in ("typer", "rich", "pyyaml"))
+    return (f"promptlint {__version__} ({source}; {dependencies}), Python {platform.python_version()}, "
             + ", ".join(PEERS.values()))
 
 
