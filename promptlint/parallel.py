@@ -6,7 +6,8 @@ on which entries ran before it in the same process. That is what makes results c
 entry and identical whatever the number of workers.
 
 A worker keeps the modules it parsed (up to a memory budget) for the entries it evaluates next,
-and abandons an entry whose evaluation outlives the per-file time budget, with an error.
+and abandons an entry whose evaluation outlives the per-file time budget, with an error. Workers
+forked after this process parsed modules itself (a small project's reach pass) start from them.
 """
 
 from __future__ import annotations
@@ -295,13 +296,17 @@ class Workspace:
 # --- running tasks ---------------------------------------------------------------------------
 
 _WORKSPACE: Workspace | None = None
+_INHERITED: Workspace | None = None  # this process's own workspace, which forked workers start from
 
 
 def _start_worker(settings: Settings) -> None:
     global _WORKSPACE
     gc.set_threshold(*GC_THRESHOLDS)
     index.freeze_parsed_trees = True
-    _WORKSPACE = Workspace(settings)
+    # Forked after this process parsed modules itself (a small project's reach pass): start
+    # from them, rather than parse them again.
+    _WORKSPACE = _INHERITED if _INHERITED is not None and _INHERITED.settings is settings else Workspace(settings)
+    gc.freeze()  # what the fork brought along is long-lived: keep collections from scanning (and copying) it
 
 
 def _facts_task(task: FactsTask) -> FileFacts:
@@ -336,9 +341,10 @@ class Workers:
         return self
 
     def __exit__(self, *_: object) -> None:
+        global _INHERITED
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
-        self._local = None
+        self._local = _INHERITED = None
 
     def map(self, function: Callable[[Task], Result], tasks: list[Task], weights: list[int],
             parallel: bool, chunksize: int = 1) -> list[Result]:
@@ -375,6 +381,8 @@ class Workers:
 
         from promptlint.analysis import evaluator, layout  # noqa: F401 - once here, not in every worker
 
+        global _INHERITED
+        _INHERITED = self._local
         self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(),
                                          initializer=_start_worker, initargs=(self.settings,))
         return self._pool

@@ -4,6 +4,7 @@ the selection must stay narrow on a large framework without losing an LLM call."
 from __future__ import annotations
 
 import ast
+import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -260,3 +261,22 @@ def test_a_tight_parse_budget_gives_the_same_answer(monkeypatch: pytest.MonkeyPa
     tight = analyze([root], config, cwd=root)
     assert roomy.layouts and (tight.findings, tight.errors, tight.layouts) == (roomy.findings, roomy.errors,
                                                                              roomy.layouts)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="workers are spawned here")
+def test_workers_forked_after_a_local_reach_pass_start_from_its_parsed_modules(tmp_path: Path) -> None:
+    """A small project's reach pass parses in this process; the workers that evaluate next
+    (forked) reuse those trees instead of parsing the files again."""
+    root = write_tree(tmp_path, {"llm.py": SDK_CLIENT, "app.py": "from llm import ask\n"
+                                 "def handler(q):\n    return ask('Be brief.', q)\n"})
+    files = (root / "app.py", root / "llm.py")
+    settings = parallel.Settings(root, root, files, {path: [path.stem] for path in files}, 10**6,
+                                 load_knowledge(Config(root=root)), 10.0)
+    with parallel.Workers(settings, 2) as workers:
+        definitions = workers.definitions(list(files), parallel=False)  # here
+        assert all(definitions)
+        tasks = [parallel.EntryTask(path, (0,), None) for path in files]
+        outcomes = workers.evaluate(tasks, parallel=True)  # in forked workers
+    assert [o.errors for o in outcomes] == [(), ()]
+    assert sum(o.parses for o in outcomes) == 0
+    assert any(o.layouts for o in outcomes)
