@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from promptlint import parallel
 from promptlint.analysis.evaluator import Evaluator
 from promptlint.analysis.index import (
     LazyBody,
@@ -31,7 +32,6 @@ from promptlint.analysis.reach import (
     definition_calls,
     reach_over,
 )
-from promptlint import parallel
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.facts import called_names_in_text
