@@ -63,9 +63,13 @@ def collect_facts(python_files: list[Path], root: Path, names: dict[Path, list[s
 
 def _signature(path: Path) -> tuple[int, int, int] | None:
     try:
-        info = os.stat(path)
+        return _signature_of(os.stat(path))
     except OSError:
         return None
+
+
+def _signature_of(info: os.stat_result) -> tuple[int, int, int]:
+    """What says a file is unchanged without reading it."""
     return info.st_mtime_ns, info.st_size, info.st_ino
 
 
@@ -76,7 +80,7 @@ def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
         info = os.stat(path)
     except OSError:
         return UNREADABLE
-    signature = (info.st_mtime_ns, info.st_size, info.st_ino)
+    signature = _signature_of(info)
     if not stat.S_ISREG(info.st_mode):
         return UNREADABLE
     try:

@@ -102,9 +102,6 @@ class Project:
                     return module, parts[cut:]
         return None
 
-    def parsed_modules(self) -> list[ModuleInfo]:
-        return [m for m in self._modules.values() if m is not None]
-
 
 def _syntax_checked(_name: str, _path: Path, display: str, source: str) -> bool:
     check_syntax(source, display)
