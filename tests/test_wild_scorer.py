@@ -1,0 +1,172 @@
+"""The bench/wild scorer's own logic, on a tiny synthetic repository (real git, real promptlint).
+
+The benchmark itself needs snapshots of public repositories and is not run here; these tests pin
+what it computes from them: label parsing, export of a pinned commit, matching, and the counts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+spec = importlib.util.spec_from_file_location("wild_score", REPO / "bench" / "wild" / "score.py")
+assert spec and spec.loader
+score = importlib.util.module_from_spec(spec)
+sys.modules["wild_score"] = score
+spec.loader.exec_module(score)
+
+APP = '''\
+import datetime
+from openai import OpenAI
+
+client = OpenAI()
+RULES = """You are the support assistant of a hardware shop. Answer in short paragraphs.
+Never promise refunds; point to the returns page instead. Keep a friendly tone.
+""" * 40
+
+
+def answer(question: str) -> str:
+    now = datetime.datetime.now().isoformat()
+    system = f"Current time: {now}\\n" + RULES
+    reply = client.chat.completions.create(
+        model="gpt-4o",
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": question}],
+    )
+    return reply.choices[0].message.content
+
+
+def stamp_last(question: str) -> str:
+    when = datetime.datetime.now().isoformat()
+    reply = client.chat.completions.create(
+        model="gpt-4o",
+        messages=[{"role": "system", "content": RULES}, {"role": "user", "content": f"{question} ({when})"}],
+    )
+    return reply.choices[0].message.content
+'''
+
+
+def label(**overrides: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "id": "shop-01", "repo": "acme/shop", "commit": "x", "path": "shop/app.py",
+        "volatile": [11, 11], "lands": [12, 12], "verdict": "bust", "class": "per-request",
+        "kind": "clock", "reach": "direct", "call": "openai.chat.completions.create",
+        "frames": [], "reason": "timestamp ahead of the rules",
+    }
+    base.update(overrides)
+    return base
+
+
+@pytest.fixture
+def snapshot(tmp_path: Path) -> tuple[Path, str]:
+    """A git repository `acme+shop/repo` whose pinned commit holds the app under `shop/`."""
+    repo = tmp_path / "snapshots" / "acme+shop" / "repo"
+    (repo / "shop").mkdir(parents=True)
+    (repo / "shop" / "app.py").write_text(APP)
+    (repo / "README.md").write_text("not analyzed: outside the subtree\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "pinned"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    (repo / "shop" / "app.py").write_text("# a later commit that must not be exported\n")
+    subprocess.run([*git, "commit", "-qam", "later"], check=True)
+    return tmp_path / "snapshots", commit
+
+
+def write_inputs(tmp_path: Path, commit: str, labels: list[dict[str, object]], judged: list[dict[str, object]]) -> list[str]:
+    (tmp_path / "manifest.yaml").write_text(f"repos:\n  - repo: acme/shop\n    commit: {commit}\n    subtree: shop\n")
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "labels" / "acme+shop.jsonl").write_text("".join(json.dumps(item) + "\n" for item in labels))
+    (tmp_path / "judged.jsonl").write_text("".join(json.dumps(item) + "\n" for item in judged))
+    return ["--manifest", str(tmp_path / "manifest.yaml"), "--labels", str(tmp_path / "labels"),
+            "--judged", str(tmp_path / "judged.jsonl")]
+
+
+def test_scores_a_pinned_commit_against_labels_and_judgements(tmp_path: Path, snapshot: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    snapshots, commit = snapshot
+    labels = [
+        label(),
+        label(id="shop-02", volatile=[21, 21], lands=[24, 24], verdict="safe", reason="clock in the final user turn"),
+        label(id="shop-03", volatile=[30, 30], lands=[31, 31], reason="a bust the tool cannot see (no such lines)"),
+    ]
+    options = write_inputs(tmp_path, commit, labels, judged=[])
+    assert score.main(["--snapshots", str(snapshots), "--trees", str(tmp_path / "trees"), "--json", *options]) == 0
+    data = json.loads(capsys.readouterr().out)
+
+    assert data["labels"] == {"bust": 2, "safe": 1}
+    assert data["found"] == 1 and data["recall"] == 0.5
+    assert data["safe_violated"] == 0
+    assert data["findings"] >= 1 and data["unjudged"] == data["findings"] and data["precision"] is None
+    assert data["recall_by_reach"]["direct"] == {"busts": 2, "found": 1, "recall": 0.5}
+    assert data["per_repo"]["acme/shop"]["lines"] == APP.count("\n")
+    assert not (tmp_path / "trees" / "acme+shop" / "README.md").exists()
+
+
+def test_judged_findings_give_precision_and_stubs_list_the_rest(tmp_path: Path, snapshot: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    snapshots, commit = snapshot
+    options = write_inputs(tmp_path, commit, [label()], judged=[])
+    stubs = tmp_path / "stubs.jsonl"
+    score.main(["--snapshots", str(snapshots), "--trees", str(tmp_path / "t1"), "--write-unjudged", str(stubs), *options])
+    capsys.readouterr()
+    records = [json.loads(line) for line in stubs.read_text().splitlines()]
+    assert records and all(r["path"] == "shop/app.py" and r["verdict"] is None for r in records)
+
+    judged = [dict(records[0], verdict=True, reason="real")] + [dict(r, verdict=False, reason="no") for r in records[1:]]
+    (tmp_path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in judged))
+    score.main(["--snapshots", str(snapshots), "--trees", str(tmp_path / "t2"), "--json", *options])
+    data = json.loads(capsys.readouterr().out)
+    assert data["unjudged"] == 0 and data["judged"] == len(records)
+    assert data["precision"] == pytest.approx(1 / len(records))
+
+
+def test_matching_uses_the_finding_line_or_its_source_and_the_rule() -> None:
+    bust = score.parse_label(label(volatile=[11, 11], lands=[12, 13], rule="PC001"), "t")
+    at_landing = score.Finding("acme/shop", "shop/app.py", 13, "PC001", "error", "m")
+    at_source = score.Finding("acme/shop", "shop/app.py", 40, "PC001", "error", "m", source=("shop/app.py", 11))
+    elsewhere = score.Finding("acme/shop", "shop/app.py", 14, "PC001", "error", "m")
+    other_rule = score.Finding("acme/shop", "shop/app.py", 12, "PC002", "error", "m")
+    other_repo = score.Finding("acme/other", "shop/app.py", 12, "PC001", "error", "m")
+    assert [score.matches(f, bust) for f in (at_landing, at_source, elsewhere, other_rule, other_repo)] == [
+        True, True, False, False, False]
+
+
+def test_info_findings_neither_find_busts_nor_violate_safe_labels() -> None:
+    bust = score.parse_label(label(), "t")
+    safe = score.parse_label(label(id="s", verdict="safe"), "t")
+    info = score.Finding("acme/shop", "shop/app.py", 12, "PC001", "info", "m")
+    result = score.score([bust, safe], [info], judged={})
+    assert result.missed == [bust] and not result.violated and not result.findings
+
+
+@pytest.mark.parametrize(("change", "complaint"), [
+    ({"verdict": "maybe"}, "verdict 'maybe'"),
+    ({"volatile": [12, 11]}, "volatile"),
+    ({"reach": "telepathy"}, "reach"),
+    ({"reason": None}, None),
+])
+def test_bad_labels_are_named(change: dict[str, object], complaint: str | None) -> None:
+    raw = label(**change)
+    if raw["reason"] is None:
+        del raw["reason"]
+        complaint = "missing 'reason'"
+    with pytest.raises(score.LabelError, match=complaint):
+        score.parse_label(raw, "acme+shop.jsonl:3")
+
+
+def test_labels_of_an_unknown_repository_or_duplicate_ids_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(label()) + "\n" + json.dumps(label()) + "\n")
+    with pytest.raises(score.LabelError, match="duplicate label ids: shop-01"):
+        score.load_labels(tmp_path)
+    with pytest.raises(score.LabelError, match="not in manifest"):
+        score.check_repos([score.parse_label(label(), "t")], [{"repo": "acme/other"}])
+
+
+def test_committed_labels_and_judgements_parse() -> None:
+    assert score.main(["--check-labels"]) == 0
