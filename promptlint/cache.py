@@ -220,12 +220,13 @@ class FileFacts:
                    bool(directive), definitions_hash)
 
 
-Definitions = tuple[tuple[str, frozenset[str], bool], ...]  # see analysis/reach.py: Definition
+Definitions = tuple[tuple[str, frozenset[str], bool, tuple[tuple[int, str, str], ...]], ...]  # reach.Definition
 
 
 def definitions_hash(definitions: Definitions) -> str:
     # Plain JSON of sorted names: stable across processes, and 20 times cheaper than canonical().
-    text = json.dumps([[name, sorted(calls), bool(plain)] for name, calls, plain in definitions])
+    text = json.dumps([[name, sorted(calls), bool(plain), [list(f) for f in flows]]
+                       for name, calls, plain, flows in definitions])
     return sha256_bytes(text.encode("utf-8", "surrogatepass"))[:32]
 
 
@@ -322,7 +323,8 @@ class Cache:
                 data.get("format") == FORMAT and isinstance(data.get("definitions"), dict) else {}
         raw = self._definitions.get(key)
         try:
-            return None if raw is None else tuple((str(n), frozenset(c), bool(a)) for n, c, a in raw)
+            return None if raw is None else tuple(
+                (str(n), frozenset(c), bool(a), tuple((int(i), str(p), str(t)) for i, p, t in f)) for n, c, a, f in raw)
         except (TypeError, ValueError):
             return None
 
@@ -330,7 +332,7 @@ class Cache:
         self.definitions(key)  # loads the store
         assert self._definitions is not None
         if key not in self._definitions:
-            self._definitions[key] = [[n, sorted(c), a] for n, c, a in definitions]
+            self._definitions[key] = [[n, sorted(c), a, [list(x) for x in f]] for n, c, a, f in definitions]
             self._definitions_dirty = True
 
     # called names (for the reach): by content hash, in their own file, read only when the reach

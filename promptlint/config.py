@@ -34,6 +34,8 @@ class Config:
     stable: tuple[str, ...] = ()  # allowlist of qualified names / attribute paths known stable
     sanitizers: tuple[str, ...] = ()
     wrappers: tuple[dict[str, Any], ...] = ()
+    system_messages: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [text args]
+    agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
     # Estimator
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
     providers: tuple[str, ...] = ()  # providers/models to price when the call's model is unknown
@@ -62,6 +64,8 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "stable": "stable",
     "sanitizers": "sanitizers",
     "wrappers": "wrappers",
+    "system-messages": "system_messages",
+    "agent-instructions": "agent_instructions",
     "tokenizer": "tokenizer",
     "providers": "providers",
     "calls-per-day": "calls_per_day",
@@ -182,6 +186,12 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
     if name == "sources":
         if not isinstance(value, dict):
             raise fail("a table of qualified name = {volatility, category}")
+        return value
+    if name in ("system_messages", "agent_instructions"):
+        if not isinstance(value, dict) or not all(
+            isinstance(v, list) and all(isinstance(a, str) for a in v) for v in value.values()
+        ):
+            raise fail("a table of qualified name = [argument names or #N positions]")
         return value
     if name in ("wrappers", "prices"):
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):

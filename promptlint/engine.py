@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from promptlint import cache as cache_store
+from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
-from promptlint.analysis.reach import reach_over
+from promptlint.analysis.reach import UNTRACEABLE, reach_over
+from promptlint.analysis.summaries import infer_wrappers
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -35,7 +37,7 @@ from promptlint.facts import (
     module_names,
     relative_key,
 )
-from promptlint.knowledge import Knowledge, load_knowledge
+from promptlint.knowledge import ROLE_MARKER, Knowledge, load_knowledge
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
 from promptlint.parallel import (
     EntryOutcome,
@@ -72,7 +74,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         if cache is not None and whole_project:
             cache.retain_files({relative_key(p, root) for p in python_files})
         project = Project(root, python_files, cwd, config.max_file_bytes, names)
-        entries = entry_paths(facts, names, set(requested.python), knowledge)
+        role_builders = {p for p, f in facts.items() if f.text_ok and ROLE_MARKER in called_names_of(p, f, cache)}
+        entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers)
     if cache is not None:
         cache.save()
@@ -122,10 +125,13 @@ class LayoutAnalysis:
 def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path], facts: dict[Path, FileFacts],
                     cache: Cache | None, workers: Workers) -> LayoutAnalysis:
     clock = time.perf_counter()
-    selected, reaching_names = _reaching(entries, facts, knowledge, cache, workers, project.root)
+    # Every readable file is a candidate: a file that only calls an inferred wrapper (its provider
+    # object handed in as a parameter) imports no SDK, yet is where the prompt is known.
+    candidates = sorted({*entries, *(p for p, f in facts.items() if f.text_ok)})
+    selected, reaching_names, wrappers = _reaching(candidates, facts, knowledge, cache, workers, project.root)
     definitions_s = time.perf_counter() - clock
-    global_key = cache_store.stable_hash(sorted(reaching_names))
-    tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED)
+    global_key = cache_store.stable_hash(sorted(reaching_names), [[n, sorted(s)] for n, s in wrappers])
+    tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED, wrappers=wrappers)
              for path, chosen in selected.items() if chosen}
     for path in _checked_only(entries, selected, facts, knowledge):
         tasks[path] = EntryTask(path, (), None, parse_only=True)
@@ -174,10 +180,14 @@ def _worth_parallel(paths: list[Path], facts: dict[Path, FileFacts]) -> bool:
     return sum(facts[p].signature[1] for p in paths) >= MIN_PARALLEL_BYTES
 
 
+Wrappers = tuple[tuple[str, frozenset[str]], ...]  # name -> slots reaching system content, sorted
+
+
 def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge, cache: Cache | None,
-              workers: Workers, root: Path) -> tuple[dict[Path, tuple[int, ...]], frozenset[str]]:
-    """The entries worth evaluating, each with its definitions that can reach an LLM call (see
-    analysis/reach.py), and every name that leads to one.
+              workers: Workers, root: Path) -> tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers]:
+    """The entries worth evaluating, each with its definitions that can reach an LLM call or an
+    assembly point (see analysis/reach.py), every name that leads to one, and the inferred
+    wrappers (analysis/summaries.py), which are sinks for their callers.
 
     Only files whose text calls a name that leads to an LLM call are parsed: first those calling
     an API method, then those calling a function found in them, and so on until no new file
@@ -190,12 +200,14 @@ def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Know
         by_key = {relative_key(p, root): p for p in entries}
         try:
             selected = {by_key[rel]: tuple(indices) for rel, indices in stored["selected"].items()}
-            return selected, frozenset(stored["names"])
-        except (KeyError, TypeError, AttributeError):
+            wrappers = tuple((str(name), frozenset(slots)) for name, slots in stored["wrappers"])
+            return selected, frozenset(stored["names"]), wrappers
+        except (KeyError, TypeError, AttributeError, ValueError):
             pass  # damaged: compute again
     definitions: dict[Path, Any] = {}
     hops: dict[Path, list[int | None]] = {}
-    names = knowledge.api_method_names
+    names = sinks = knowledge.api_method_names | knowledge.assembly_names
+    wrappers: dict[str, frozenset[str]] = {}
     called = {p: called_names_of(p, facts[p], cache) for p in entries if facts[p].text_ok}
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
@@ -203,12 +215,15 @@ def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Know
         if not new:
             break
         definitions.update(_definitions_of(new, facts, cache, workers, root))
-        hops, names = _hops(definitions, knowledge.api_method_names)
+        wrappers = infer_wrappers(((d[0], d[3]) for found in definitions.values() for d in found), UNTRACEABLE)
+        hops, names = _hops(definitions, sinks | frozenset(wrappers))
     selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
+    ordered = tuple(sorted(wrappers.items()))
     if cache is not None:
         cache.set_reach({"fingerprint": fingerprint, "names": sorted(names),
-                         "selected": {relative_key(p, root): list(indices) for p, indices in selected.items()}})
-    return selected, frozenset(names)
+                         "selected": {relative_key(p, root): list(indices) for p, indices in selected.items()},
+                         "wrappers": [[name, sorted(slots)] for name, slots in ordered]})
+    return selected, frozenset(names), ordered
 
 
 def _hops(definitions: dict[Path, Any], sink_names: frozenset[str]
@@ -379,7 +394,7 @@ def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd
             continue
         key = (finding.location.path, finding.location.line, finding.location.column, finding.rule)
         current = kept.get(key)
-        if current is None or finding.severity.rank > current.severity.rank:
+        if current is None or _preferred(finding, current):
             kept[key] = finding
     superseded = {
         (f.location.path, f.location.line, f.location.column, code)
@@ -388,6 +403,15 @@ def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd
     result = [f for key, f in kept.items() if key not in superseded]
     result = [replace(f, fingerprint=fingerprint(f)) for f in result]
     return sorted(result, key=lambda f: (f.location.path, f.location.line, f.location.column, f.rule))
+
+
+def _preferred(finding: Finding, current: Finding) -> bool:
+    """Of two findings at one place: the one judged on a whole request (a known LLM call) over one
+    judged at its assembly point alone, then the more severe."""
+    known, current_known = not is_assembly(finding.call_site), not is_assembly(current.call_site)
+    if known != current_known:
+        return known
+    return finding.severity.rank > current.severity.rank
 
 
 def _reported_path(finding: Finding, requested: list[Path], cwd: Path) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 from promptlint.analysis.index import module_names_for
 from promptlint.cache import Cache, FileFacts, sha256_bytes
 from promptlint.discover import MAX_CONFIG_BYTES
-from promptlint.knowledge import Knowledge
+from promptlint.knowledge import ROLE_MARKER, Knowledge
 from promptlint.prefilter import imported_modules, package_of, relevant_files
 
 DATE_PIN_WORDS = ("date_string", "VLLM_SYSTEM_START_DATE")
@@ -24,6 +24,9 @@ UNREADABLE = FileFacts((0, 0, 0), None, False, "", (), False)
 # Possessive: a word not followed by "(" is given up at once instead of backtracking through it.
 CALLED_ASCII = re.compile(r"\b(\w++)\s*+\(", re.ASCII)
 CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
+# {"role": ...}, role=..., or a keyword naming system content (system_prompt=...): a superset of
+# what reach.called_names marks with ROLE_MARKER.
+ROLE_KEY = re.compile(r"""["']role["']\s*:|\brole\s*=[^=]|\b\w*sys\w*\s*=[^=]""")
 
 
 def relative_key(path: Path, root: Path) -> str:
@@ -116,7 +119,10 @@ def called_names_of(path: Path, facts: FileFacts, cache: Cache | None) -> tuple[
 def called_names_in_text(text: str) -> tuple[str, ...]:
     """Names followed by "(" (calls, but also definitions and names in strings: a superset)."""
     pattern = CALLED_ASCII if text.isascii() else CALLED_UNICODE  # the ASCII scan is 2.5 times faster
-    return tuple(sorted(set(pattern.findall(text))))
+    names = set(pattern.findall(text))
+    if ROLE_KEY.search(text):
+        names.add(ROLE_MARKER)
+    return tuple(sorted(names))
 
 
 def _maybe_directive() -> re.Pattern[str]:
@@ -133,9 +139,11 @@ def module_names(python_files: list[Path], root: Path) -> dict[Path, list[str]]:
 
 
 def entry_paths(facts: dict[Path, FileFacts], names: dict[Path, list[str]], requested: set[Path],
-                knowledge: Knowledge) -> list[Path]:
-    """Files that import an LLM SDK or a declared wrapper, directly or through project modules;
-    plus requested files that cannot be read as text, so the parser reports why."""
+                knowledge: Knowledge, role_builders: set[Path] = frozenset()) -> list[Path]:  # type: ignore[assignment]
+    """Files that import an LLM SDK, a framework with assembly points or a declared wrapper,
+    directly or through project modules; files that build role-tagged messages; plus requested
+    files that cannot be read as text, so the parser reports why."""
     readable = {path: f.imports for path, f in facts.items() if f.text_ok}
     unreadable = {path for path, f in facts.items() if not f.text_ok and path in requested}
-    return sorted({*relevant_files(readable, names, set(knowledge.trigger_words)), *unreadable})
+    relevant = relevant_files(readable, names, set(knowledge.trigger_words))
+    return sorted({*relevant, *role_builders, *unreadable})

@@ -15,6 +15,9 @@ from promptlint.config import Config, ConfigError
 from promptlint.model import Volatility
 
 
+ROLE_MARKER = "<role>"  # a called-name stand-in for "builds a role-tagged message" (see analysis/reach.py)
+
+
 def rules_dir() -> Path:
     """The repository's ``rules/`` in a checkout, else the copy packaged inside the wheel."""
     checkout = Path(__file__).resolve().parent.parent / "rules"
@@ -61,6 +64,21 @@ class Knowledge:
     stable: tuple[str, ...] = ()
     trigger_words: tuple[str, ...] = field(default=())
     api_method_names: frozenset[str] = frozenset()
+    # Assembly points (rules/prompt_sinks.yaml): system content judged where it is put together.
+    system_roles: frozenset[str] = frozenset()
+    content_keys: tuple[str, ...] = ()
+    system_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    user_roles: frozenset[str] = frozenset()
+    system_keywords: tuple[str, ...] = ()
+    user_arguments: tuple[str, ...] = ()
+    user_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    agent_instructions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def assembly_names(self) -> frozenset[str]:
+        """Last names of the assembly constructors, plus the role marker: what the reach looks for."""
+        names = {name.rsplit(".", 1)[-1] for name in (*self.system_messages, *self.agent_instructions)}
+        return frozenset(names | {ROLE_MARKER})
 
     def is_stable_name(self, name: str) -> bool:
         return any(_glob_match(pattern, name) for pattern in self.stable)
@@ -78,8 +96,13 @@ def _load_yaml(name: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _builtin_tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    return _load_yaml("sources.yaml"), _load_yaml("sanitizers.yaml"), _load_yaml("llm_calls.yaml")
+def _builtin_tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    return (_load_yaml("sources.yaml"), _load_yaml("sanitizers.yaml"), _load_yaml("llm_calls.yaml"),
+            _load_yaml("prompt_sinks.yaml"))
+
+
+def _argument_lists(table: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    return {name: tuple(str(arg) for arg in args) for name, args in table.items()}
 
 
 def _parse_source(name: str, raw: Any, where: str) -> Source:
@@ -127,7 +150,7 @@ def _call_suffix(callable_name: str) -> str:
 
 
 def load_knowledge(config: Config) -> Knowledge:
-    sources_raw, sanitizers_raw, calls_raw = _builtin_tables()
+    sources_raw, sanitizers_raw, calls_raw, sinks_raw = _builtin_tables()
     sources = {k: _parse_source(k, v, "rules/sources.yaml") for k, v in sources_raw["sources"].items()}
     where = str(config.config_file or "configuration")
     sources.update({k: _parse_source(k, v, where) for k, v in config.sources.items()})
@@ -152,8 +175,11 @@ def load_knowledge(config: Config) -> Knowledge:
         spec = _parse_api(raw, where)
         for callable_name in spec.callables:
             apis[callable_name] = spec
+    system_messages = {**_argument_lists(sinks_raw["system_messages"]), **_argument_lists(config.system_messages)}
+    agent_instructions = {**_argument_lists(sinks_raw["agent_instructions"]),
+                          **_argument_lists(config.agent_instructions)}
     triggers = {name.split(".")[0] for name in calls_raw["types"]}
-    triggers |= {name.split(".")[0] for name in apis}
+    triggers |= {name.split(".")[0] for name in [*apis, *system_messages, *agent_instructions]}
     return Knowledge(
         sources=sources,
         identifier_names=identifier_names,
@@ -166,4 +192,12 @@ def load_knowledge(config: Config) -> Knowledge:
         stable=config.stable,
         trigger_words=tuple(sorted(triggers)),
         api_method_names=frozenset(_call_suffix(name) for name in apis) | {"send_message"},
+        system_roles=frozenset(sinks_raw["system_roles"]),
+        content_keys=tuple(sinks_raw["content_keys"]),
+        system_messages=system_messages,
+        user_roles=frozenset(sinks_raw["user_roles"]),
+        system_keywords=tuple(sinks_raw["system_keywords"]),
+        user_arguments=tuple(sinks_raw["user_arguments"]),
+        user_messages=_argument_lists(sinks_raw["user_messages"]),
+        agent_instructions=agent_instructions,
     )

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from promptlint.analysis import index
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
-from promptlint.cache import FileFacts
+from promptlint.analysis.summaries import sink_shapes
+from promptlint.cache import Definitions, FileFacts
 from promptlint.facts import FactsTask, file_facts
 from promptlint.knowledge import Knowledge
-from promptlint.model import FileError, PromptLayout
+from promptlint.model import FileError, Hole, PromptLayout
 
 if TYPE_CHECKING:  # the evaluator and the process pool are imported when there is work for them:
     # a run answered from the cache starts faster without them (~45 ms of a ~1 s run)
@@ -51,7 +52,6 @@ COLLECT_GROWTH_MIB = 120
 MIN_PARALLEL_FACTS_BYTES = 4_000_000  # about 100,000 lines: less is read faster than a pool starts
 HEAVY_SHARE = 20  # the largest twentieth of the tasks is scheduled first
 
-Definitions = tuple[tuple[str, frozenset[str], bool], ...]
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,8 @@ class EntryTask:
     path: Path
     selected: tuple[int, ...]  # indices into the module's definitions (reach order) to evaluate
     reaching_names: frozenset[str] | None  # names of functions that can reach an LLM call
-    parse_only: bool = False  # only report whether the module can be read and parsed
+    parse_only: bool = False
+    wrappers: tuple[tuple[str, frozenset[str]], ...] = ()  # inferred wrappers (analysis/summaries.py)  # only report whether the module can be read and parsed
 
 
 @dataclass(frozen=True)
@@ -203,10 +204,26 @@ class LayoutCollector:
                 owner: Obj | None) -> None:
         from promptlint.analysis.layout import build_layout, call_site
 
+        from promptlint.analysis.derived import derived_names, input_names, mark_request_derived
+
         spec = self.knowledge.apis[name]
         location = frame.module.location(node)
         site = call_site(node, frame.module, spec, kwargs, owner, location, frame.qualname)
-        self.add(build_layout(spec, site, args, kwargs, owner))
+        layout = build_layout(spec, site, args, kwargs, owner)
+        if frame.function is not None:
+            inputs = input_names([seg.expression for part in layout.parts if part.name == "final_user"
+                                  for seg in part.segments if isinstance(seg, Hole)])
+            if inputs:
+                layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs)
+        self.add(layout)
+
+    def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
+                    inputs: set[str]) -> None:
+        from promptlint.analysis.derived import mark_request_derived
+        from promptlint.analysis.layout import assembly_layout
+
+        layout = assembly_layout(what, text, frame.module.location(node), frame.qualname)
+        self.add(mark_request_derived(layout, derived, inputs))
 
     def add(self, layout: PromptLayout) -> None:
         location = layout.call.location
@@ -225,6 +242,7 @@ class Workspace:
         self.project = TrackingProject(settings.root, list(settings.python_files), settings.cwd,
                                        settings.max_file_bytes, settings.names)
         self._memory_after_collect = _resident_mib()
+        self.shapes = sink_shapes(settings.knowledge)
 
     def _collect_if_grown(self) -> None:
         """With the raised thresholds, garbage can outlive its entry in the oldest generation;
@@ -240,7 +258,7 @@ class Workspace:
     def definitions(self, path: Path) -> Definitions | None:
         """(name, called names) of each definition of a module, for the reach analysis."""
         module = self.project.module_at(path)
-        found = None if module is None else tuple(definition_calls(module))
+        found = None if module is None else tuple(definition_calls(module, self.shapes))
         self.project.evict()
         return found
 
@@ -255,7 +273,7 @@ class Workspace:
         if task.parse_only:
             project.check_parses(task.path)
         elif (module := project.module_at(task.path)) is not None:
-            stopped = self._run(module, task.selected, task.reaching_names, collector, started)
+            stopped = self._run(module, task, collector, started)
         # Errors of the files this entry read (a module that does not parse, a broken template):
         # attached to every entry that read them, so a cached entry keeps reporting them.
         displays = {project.display(path) for path in project.files_read}
@@ -267,13 +285,14 @@ class Workspace:
                             stopped is None or not stopped.message.startswith(ABANDONED),
                             project.parses - parses_before)
 
-    def _run(self, module: ModuleInfo, selected: tuple[int, ...], reaching_names: frozenset[str] | None,
-             collector: LayoutCollector, started: float) -> FileError | None:
+    def _run(self, module: ModuleInfo, task: EntryTask, collector: LayoutCollector, started: float) -> FileError | None:
         """Evaluate the module's top level and its selected functions; why it stopped, if it did."""
         from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator
 
-        evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink)
-        evaluator.reaching_names = reaching_names
+        evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink, collector.on_assembly)
+        evaluator.reaching_names = task.reaching_names
+        evaluator.wrappers = dict(task.wrappers)
+        selected = task.selected
         evaluator.deadline = started + self.settings.file_timeout_s
         definitions = module_definitions(module)
         functions = [definitions[i][1:] for i in selected if 0 <= i < len(definitions)]

@@ -75,13 +75,13 @@ def test_zero_argument_calls_reach_only_definitions_that_take_none() -> None:
 
 def test_reach_follows_names_but_not_the_ones_every_object_has() -> None:
     definitions = [
-        ("generate", frozenset({"completions.create"}), False),  # an LLM call; needs arguments
-        ("reads_a_query", frozenset({"generate" + NO_ARGUMENTS}), True),  # query.generate(): not that one
-        ("asks", frozenset({"generate"}), True),
-        ("update", frozenset({"asks"}), True),  # reaches, but `x.update(...)` is every dict's
-        ("merges", frozenset({"update"}), True),
-        ("handler", frozenset({"asks"}), True),
-        ("far", frozenset({"handler"}), True),  # three calls away: beyond MAX_HOPS
+        ("generate", frozenset({"completions.create"}), False, ()),  # an LLM call; needs arguments
+        ("reads_a_query", frozenset({"generate" + NO_ARGUMENTS}), True, ()),  # query.generate(): not that one
+        ("asks", frozenset({"generate"}), True, ()),
+        ("update", frozenset({"asks"}), True, ()),  # reaches, but `x.update(...)` is every dict's
+        ("merges", frozenset({"update"}), True, ()),
+        ("handler", frozenset({"asks"}), True, ()),
+        ("far", frozenset({"handler"}), True, ()),  # three calls away: beyond MAX_HOPS
     ]
     hops, names = reach_over(definitions, SINKS)
     assert hops == [0, None, 1, 2, None, 2, None]
@@ -94,7 +94,7 @@ def test_module_level_code_is_one_more_definition(tmp_path: Path) -> None:
     module = project.module_at(tmp_path / "script.py")
     assert module is not None
     found = definition_calls(module)
-    assert [name for name, _, _ in found] == ["helper", MODULE_LEVEL]
+    assert [name for name, _, _, _ in found] == ["helper", MODULE_LEVEL]
     assert "invoke" in found[-1][1] and "invoke" not in found[0][1]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from promptlint.analysis import templates
+from promptlint.analysis.derived import derived_names, input_names
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import called_names
@@ -60,6 +61,8 @@ STEP_BUDGET = 20_000  # evaluation steps per entry point: a guard against pathol
 TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "%s", "%r")
 
 SinkHandler = Callable[["Frame", ast.Call, str, list[Value], dict[str, Value], Value | None], None]
+# An assembly point: (frame, node, what assembles it, the system content) – see rules/prompt_sinks.yaml.
+AssemblyHandler = Callable[..., None]  # (frame, node, what, text, derived names, request inputs)
 
 
 class BudgetExceeded(Exception):
@@ -86,13 +89,16 @@ class Frame:
     order_taint: Hole | None = None  # inside a loop over an unordered collection
     in_llm_loop: bool = False  # inside a loop that calls an LLM: its counters change per call
     stack: tuple[int, ...] = ()
+    function: ast.AST | None = None  # the definition being run (request-derived content reads it)
 
 
 class Evaluator:
-    def __init__(self, project: Project, knowledge: Knowledge, on_sink: SinkHandler) -> None:
+    def __init__(self, project: Project, knowledge: Knowledge, on_sink: SinkHandler,
+                 on_assembly: AssemblyHandler | None = None) -> None:
         self.project = project
         self.knowledge = knowledge
         self.on_sink = on_sink
+        self.on_assembly = on_assembly
         self.steps = 0
         self._module_globals: dict[str, dict[str, Value]] = {}  # modules run whole (the entry)
         self._imported: dict[str, Frame] = {}  # modules run a statement at a time (module_global)
@@ -106,6 +112,9 @@ class Evaluator:
         self._call_names: dict[int, set[str]] = {}
         # Names of functions that can reach an LLM call (set by the engine); None: evaluate all.
         self.reaching_names: frozenset[str] | None = None
+        # Inferred wrappers (set by the engine, see analysis/summaries.py): name -> slots whose
+        # value becomes system content further down.
+        self.wrappers: dict[str, frozenset[str]] = {}
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -171,7 +180,7 @@ class Evaluator:
         self.steps = 0
         self_value = Instance(owner) if owner else None
         qualname = f"{module.name}.{owner.name + '.' if owner else ''}{node.name}"
-        frame = Frame(module, self_value=self_value, qualname=qualname, stack=(id(node),))
+        frame = Frame(module, self_value=self_value, qualname=qualname, stack=(id(node),), function=node)
         self.bind_params(node, frame, [], {}, self_value)
         try:
             self.run_block(node.body, frame)
@@ -756,7 +765,11 @@ class Evaluator:
                     order = order or value.order
                 continue
             entries.append((literal_text(self.eval(key_node, frame)), value))
-        return Mapping(tuple(entries), order)
+        mapping = Mapping(tuple(entries), order)
+        role = mapping.get("role")
+        if role is not None and self.is_system_role(role):
+            self.assembled(frame, node, "role dict", self.message_text(mapping.get, []))
+        return mapping
 
     def eval_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
         body = self.eval(node.body, frame)
@@ -858,6 +871,17 @@ class Evaluator:
         else:
             callee = self.eval(func, frame)
         args, kwargs = self.eval_arguments(node, frame)
+        if "role" in kwargs and self.is_system_role(kwargs["role"]):
+            self.assembled(frame, node, "role= keyword", self.message_text(kwargs.get, args))
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if called in self.wrappers:
+            self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
+        elif called is not None and self.on_assembly is not None:
+            named = [k for k in self.knowledge.system_keywords if k in kwargs]
+            if named:  # `model_func(query, system_prompt=...)`: a model function chosen at runtime
+                slots = {f"s={k}" for k in named} | {("u" + (a if a[0] == "#" else f"={a}"))
+                                                     for a in self.knowledge.user_arguments}
+                self.wrapper_arguments(called, frozenset(slots), args, kwargs, frame, node)
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             if isinstance(receiver, _PLAIN_VALUES):
@@ -905,7 +929,7 @@ class Evaluator:
             return unknown(f"{func.qualname}()", where)
         if isinstance(func.node, ast.Lambda):
             sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
-                        func.self_value, func.qualname, stack=(*frame.stack, id(func.node)))
+                        func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node)
             self.bind_params(func.node, sub, args, kwargs, None)
             return self.eval(func.node.body, sub)
         shares_self = func.self_value is not None and func.self_value is frame.self_value
@@ -927,7 +951,7 @@ class Evaluator:
                       inherited: dict[str, Value]) -> tuple[Value, dict[str, Value]]:
         """Evaluate a function body with bound arguments (memoized by the caller on its inputs)."""
         sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
-                    func.self_value, func.qualname, stack=(*frame.stack, id(func.node)))
+                    func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node)
         sub.locals.update(inherited)  # the same object: what the caller set on `self` is read here
         self.bind_params(func.node, sub, args, kwargs, func.self_value)
         self.run_block(func.node.body, sub)
@@ -1086,6 +1110,7 @@ class Evaluator:
                     node: ast.Call | None) -> Value:
         owner = member.owner
         name = f"{owner.type}.{member.path}"
+        self.assembly_call(name, args, kwargs, frame, node)
         if name in self.knowledge.apis:
             self.report_sink(frame, node, name, args, kwargs, owner)
             return unknown(f"{name}() response", frame.module.location(node) if node else None)
@@ -1108,6 +1133,7 @@ class Evaluator:
         if qualname in knowledge.apis:
             self.report_sink(frame, node, qualname, args, kwargs, None)
             return unknown(f"{qualname}() response", where)
+        self.assembly_call(qualname, args, kwargs, frame, node)
         source = knowledge.sources.get(qualname)
         if source is not None:
             return self.source_value(qualname, source, args, frame, node)
@@ -1196,6 +1222,68 @@ class Evaluator:
             return Unknown(hole) if hole else unknown(qualname, frame.module.location(node) if node else None)
         return value
 
+    # --- assembly points (rules/prompt_sinks.yaml) ---------------------------------------------
+
+    def is_system_role(self, role: Value) -> bool:
+        """``"system"``, ``"developer"``, or an enum member ending in one (``MessageRole.SYSTEM``)."""
+        text = literal_text(role)
+        if text is None and isinstance(role, Ref):
+            text = role.qualname.rsplit(".", 1)[-1]
+        elif text is None and isinstance(role, Unknown):
+            text = role.hole.expression.rsplit(".", 1)[-1]
+        return text is not None and text.lower() in self.knowledge.system_roles
+
+    def message_text(self, get: Callable[[str], Value | None], args: list[Value]) -> Value | None:
+        for key in self.knowledge.content_keys:
+            value = get(key)
+            if value is not None:
+                return value
+        return args[0] if args else None
+
+    def assembly_call(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                      node: ast.Call | None) -> None:
+        """A system-message constructor or an agent constructor taking instructions."""
+        if self.on_assembly is None or node is None:
+            return
+        from promptlint.analysis.layout import argument
+
+        short = qualname.rsplit(".", 1)[-1]
+        if qualname in self.knowledge.system_messages:
+            found = [argument(a, args, kwargs, None) for a in self.knowledge.system_messages[qualname]]
+            text = next((v for v in found if v is not None), None)
+            self.assembled(frame, node, f"{short}()", text)
+        elif qualname in self.knowledge.agent_instructions:
+            pieces = [v for a in self.knowledge.agent_instructions[qualname]
+                      if (v := argument(a, args, kwargs, None)) is not None and not isinstance(v, NoneVal)]
+            if pieces:
+                text = pieces[0] if len(pieces) == 1 else Seq(tuple(pieces))
+                self.assembled(frame, node, f"{short}() instructions", text)
+
+    def wrapper_arguments(self, name: str, wrapper_slots: frozenset[str], args: list[Value], kwargs: dict[str, Value],
+                          frame: Frame, node: ast.Call) -> None:
+        """A call to an inferred wrapper: the value in a slot that becomes system content further
+        down is judged here, where it is known (the callee may be chosen at runtime); what the
+        call passes as the user's turn tells which of its unknown parts are request-derived."""
+        slots = sorted(wrapper_slots)
+        user_expressions = [expr for slot in slots if slot[0] == "u" and (expr := _slot_node(node, slot[1:])) is not None]
+        inputs = input_names([ast.unparse(expr) for expr in user_expressions])
+        derived = derived_names(frame.function, inputs) if inputs and frame.function is not None else set()
+        for slot in slots:
+            if slot[0] != "s":
+                continue
+            if slot[1] == "#":
+                index = int(slot[2:])
+                value = args[index] if index < len(args) else None
+            else:
+                value = kwargs.get(slot[2:])
+            if value is not None and (derived or most_volatile(value) is not None):
+                self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs)
+
+    def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
+                  derived: set[str] | None = None, inputs: set[str] | None = None) -> None:
+        if self.on_assembly is not None and text is not None and not isinstance(text, NoneVal):
+            self.on_assembly(frame, node, what, text, derived or set(), inputs or set())
+
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],
                     kwargs: dict[str, Value], owner: Obj | None) -> None:
         if node is not None:
@@ -1251,6 +1339,15 @@ def _repeat(value: Value, count: Value) -> Value | None:
     if isinstance(value, Seq) and len(value.items) * int(times) <= MAX_REPEAT_SEGMENTS:
         return Seq(value.items * int(times), value.order)
     return None
+
+
+def _slot_node(call: ast.Call, slot: str) -> ast.expr | None:
+    """The argument expression of a call in a slot (``#0`` position or ``=name`` keyword)."""
+    if slot.startswith("#"):
+        index = int(slot[1:])
+        positional = call.args[index] if index < len(call.args) else None
+        return None if isinstance(positional, ast.Starred) else positional
+    return next((k.value for k in call.keywords if k.arg == slot[1:]), None)
 
 
 def _dotted(node: ast.AST) -> str | None:

@@ -207,6 +207,23 @@ def mark_final_user(parts: list[Part]) -> list[Part]:
     return parts
 
 
+ASSEMBLY_API = "system message"  # the api of a layout judged at its assembly point
+ASSEMBLY_PROVIDER = "any"
+ASSUMED_HISTORY = "the conversation history and the user's turn follow the system content, as every provider orders them"
+
+
+def assembly_layout(what: str, text: Value, where: Location, function: str) -> PromptLayout:
+    """A partial layout judged where system content is assembled (rules/prompt_sinks.yaml): the
+    system text as known, then the history every provider puts after it (assumed)."""
+    history = Hole(Volatility.UNKNOWN, "conversation history", where, is_history=True, assumption=ASSUMED_HISTORY)
+    site = CallSite(where, f"{ASSEMBLY_API} ({what})", ASSEMBLY_PROVIDER, None, function)
+    return PromptLayout(site, (Part("system", content_text(text, where), where), Part("history", (history,), where)))
+
+
+def is_assembly(call: CallSite) -> bool:
+    return call.provider == ASSEMBLY_PROVIDER and call.api.startswith(ASSEMBLY_API)
+
+
 def call_site(node: ast.Call, module: object, spec: ApiSpec, kwargs: dict[str, Value], owner: Obj | None,
               location: Location, function: str) -> CallSite:
     model_value = kwargs.get(spec.model) if spec.model else None

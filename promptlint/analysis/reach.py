@@ -12,6 +12,8 @@ import ast
 import builtins
 
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
+from promptlint.analysis.summaries import Flow, SinkShapes, parameter_flows
+from promptlint.knowledge import ROLE_MARKER
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -30,14 +32,20 @@ UNTRACEABLE = frozenset(
 HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
 
-def called_names(function: ast.AST) -> set[str]:
+def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset()) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
-    (``messages.create``). A call that cannot send a prompt is marked after its name: with no
+    (``messages.create``), plus ``ROLE_MARKER`` where it builds a role-tagged message or passes
+    a keyword naming system content (``system_keywords``). A call that cannot send a prompt is marked after its name: with no
     arguments at all (``query.stream()``), ``NO_ARGUMENTS``; with an HTTP method first
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
     names: set[str] = set()
+    if any(isinstance(key, ast.Constant) and key.value == "role" for node in nodes_of(function, ast.Dict)
+           for key in node.keys):
+        names.add(ROLE_MARKER)  # builds a role-tagged message: an assembly point
     for node in nodes_of(function, ast.Call):
+        if any(keyword.arg == "role" or keyword.arg in system_keywords for keyword in node.keywords):
+            names.add(ROLE_MARKER)
         mark = _mark(node)
         func = node.func
         if isinstance(func, ast.Attribute):
@@ -79,19 +87,23 @@ def module_definitions(module: ModuleInfo) -> list[tuple[str, FunctionNode, Clas
     return found
 
 
-Definition = tuple[str, frozenset[str], bool]  # name, the names it calls, callable without arguments
+# name, the names it calls, callable without arguments, parameter flows (analysis/summaries.py)
+Definition = tuple[str, frozenset[str], bool, tuple[Flow, ...]]
 
 
 MODULE_LEVEL = "<module>"
 
 
-def definition_calls(module: ModuleInfo) -> list[Definition]:
-    """Each definition of a module (in ``module_definitions`` order) with the names it calls, then the
-    module's own top level (code that runs at import or as a script) as one more: all
-    ``reach_over`` needs, small enough to cache per file."""
-    found = [(name, frozenset(called_names(node)), callable_without_arguments(node, owner is not None))
+def definition_calls(module: ModuleInfo, shapes: SinkShapes | None = None) -> list[Definition]:
+    """Each definition of a module (in ``module_definitions`` order) with the names it calls and,
+    given the sink shapes, where its parameters flow; then the module's own top level (code that
+    runs at import or as a script) as one more: all ``reach_over`` and ``infer_wrappers`` need,
+    small enough to cache per file."""
+    keywords = shapes.any_call_keywords if shapes is not None else frozenset()
+    found = [(name, frozenset(called_names(node, keywords)), callable_without_arguments(node, owner is not None),
+              parameter_flows(node, owner is not None, shapes) if shapes is not None else ())
              for name, node, owner in module_definitions(module)]
-    return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False)]
+    return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False, ())]
 
 
 def _top_level_calls(body: list[ast.stmt]) -> set[str]:
@@ -110,13 +122,13 @@ def reach_over(definitions: list[Definition], sink_names: frozenset[str]) -> tup
     reach_names = set(sink_names)
     hops: list[int | None] = [None] * len(definitions)
     for hop in range(MAX_HOPS + 1):
-        found = [index for index, (_, calls, _) in enumerate(definitions)
+        found = [index for index, (_, calls, _, _) in enumerate(definitions)
                  if hops[index] is None and not calls.isdisjoint(reach_names)]
         if not found:
             break
         for index in found:  # names found at this hop lead to a sink in hop + 1 calls: next round
             hops[index] = hop
-            name, _, without_arguments = definitions[index]
+            name, _, without_arguments, _ = definitions[index]
             if name not in UNTRACEABLE and name != MODULE_LEVEL:
                 reach_names.update((name, name + NOT_A_PROMPT))
                 if without_arguments:

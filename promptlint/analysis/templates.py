@@ -509,6 +509,13 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
         return unknown(frame.module.snippet(node), where)
     if isinstance(receiver, Unknown) and receiver.hole.volatility.is_volatile:
         return volatile_method(ev, receiver, name, args)
+    if isinstance(receiver, Unknown) and name in ("replace", "format", "format_map"):
+        values = args[1:2] if name == "replace" else [*args, *kwargs.values()]
+        if name == "format_map" and args and isinstance(args[0], Mapping):
+            values = [v for _, v in args[0].entries]
+        filled = filled_unknown(receiver, values, frame, node)
+        if filled is not None:
+            return filled
     return unknown(frame.module.snippet(node), where)
 
 
@@ -536,8 +543,39 @@ def text_method(ev: "Evaluator", receiver: Text, name: str, args: list[Value], k
         if old is not None and literal_text(new) is not None:
             return Text(tuple(Literal(s.text.replace(old, literal_text(new) or ""), s.location)
                               if isinstance(s, Literal) else s for s in receiver.segs))
-        return concat(receiver.segs, as_text(new, frame.module.location(node)))
+        inserted = as_text(new, frame.module.location(node))
+        if old:
+            return Text(tuple(piece for seg in receiver.segs for piece in _replace_in(seg, old, inserted)))
+        return concat(receiver.segs, inserted)
     return unknown(frame.module.snippet(node), frame.module.location(node))
+
+
+def _replace_in(seg: Any, old: str, inserted: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A literal with each ``old`` replaced by the inserted segments, where it occurs."""
+    if not isinstance(seg, Literal) or old not in seg.text:
+        return (seg,)
+    pieces: list[Any] = []
+    offset = 0
+    for index, text in enumerate(seg.text.split(old)):
+        if index:
+            pieces.extend(inserted)
+        if text:
+            pieces.append(Literal(text, sub_location(seg, offset, len(text)) or seg.location))
+        offset += len(text) + len(old)
+    return tuple(pieces)
+
+
+def filled_unknown(receiver: Unknown, values: list[Value], frame: "Frame", node: ast.Call) -> Value | None:
+    """``unknown_template.replace("{date}", now)`` / ``.format(date=now)``: the volatile values
+    sit somewhere inside text we cannot see, which is taken to be the same on every call."""
+    where = frame.module.location(node)
+    volatile = [v for v in values if most_volatile(v) is not None]
+    if not volatile:
+        return None
+    rest = Hole(Volatility.STABLE, f"the rest of `{receiver.hole.expression}`", where,
+                assumption="the template text around the inserted value is the same on every call")
+    inserted = tuple(seg for value in volatile for seg in as_text(value, where, "value"))
+    return Text((receiver.hole, *inserted, rest))
 
 
 def _map_literal(seg: Any, name: str, args: list[Value]) -> Any:

@@ -56,9 +56,12 @@ class StableAfter:
     history: bool
     unknown_length: bool
     parts: tuple[str, ...]
+    assumed: str | None = None  # set when the only history after it is assumed (a partial layout)
 
-    def matters(self, context: RuleContext) -> bool:
-        return self.history or self.unknown_length or self.chars >= context.min_stable_chars
+    def matters(self, context: RuleContext, shared_only: bool = False) -> bool:
+        """Whether enough follows to lose; ``shared_only``: count only content shared across
+        conversations (for a value that is itself the same for a whole conversation)."""
+        return (self.history and not shared_only) or self.unknown_length or self.chars >= context.min_stable_chars
 
     def describe(self) -> str:
         pieces = []
@@ -74,6 +77,7 @@ class StableAfter:
 
 def stable_after(layout: PromptLayout, index: int) -> StableAfter:
     chars, history, unknown_length, parts = 0, False, False, []
+    known_history, assumed = False, None
     for position, (part, seg) in enumerate(layout.segments()):
         if position <= index:
             continue
@@ -86,10 +90,14 @@ def stable_after(layout: PromptLayout, index: int) -> StableAfter:
             if seg.is_history or part in EARLIER_TURNS:
                 history = True  # earlier turns are the same on every later call of a conversation
                 parts.append(part)
+                if seg.is_history and seg.assumption:
+                    assumed = seg.assumption
+                else:
+                    known_history = True
             elif seg.volatility is Volatility.STABLE:
                 unknown_length = True
                 parts.append(part)
-    return StableAfter(chars, history, unknown_length, tuple(parts))
+    return StableAfter(chars, history, unknown_length, tuple(parts), None if known_history else assumed)
 
 
 def volatile_holes(layout: PromptLayout) -> Iterable[tuple[int, str, Hole]]:

@@ -26,12 +26,29 @@ client.chat.completions.create(model="gpt-4o", messages=[
     {"role": "user", "content": f"{question}\n\n(Current time: {datetime.now():%H:%M})"}])
 ```
 
+Prompts are judged where they are assembled, too (rules/prompt_sinks.yaml): a
+`{"role": "system"}` dict, a `role=` system message, a system-message constructor
+(`SystemMessage`, `ChatMessage.from_system`), an agent's instructions (`Agent(instructions=...)`),
+or a value passed to an *inferred wrapper*: a project function whose parameter ends up in system
+content, at any depth (`provider.chat(system, history)` → `history.insert(0, {"role": "system",
+"content": system})`), or any call with a `system_prompt=` keyword. Every provider puts system
+content before the history, so the loss is known without seeing the LLM call; the finding names
+the assembly point and says that the history after it is assumed.
+
+Values computed from the request's own input are per request too: text built from the name that
+forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
+placed earlier in the prompt is reported as `request-derived`.
+
 ## Known problems
 Severity follows how often the value changes: per-request values are errors (warnings when less
-than about 500 tokens of stable text follow), per-user and per-session values warnings, per-day
-and once-per-process values `info` (shown with `--show-info`). Values stored on an object in
-`__init__` are assumed to live for one conversation. Unknown values (parameters, I/O) are not
-flagged.
+than about 500 tokens of stable text follow, or when only an assumed history follows), per-user
+and per-session values warnings and only when stable text shared across conversations follows
+(the history of one conversation is theirs anyway), per-day and once-per-process values `info`
+(shown with `--show-info`). Values stored on an object in `__init__` are assumed to live for one
+conversation. Unknown values (parameters, I/O) are not flagged unless they are derived from the
+final user turn. Inferred wrappers are matched by the callee's last name (every project
+definition of that name), so a volatile value passed to an unrelated function of the same name as
+a wrapper is reported too; a lookup keyed by a constant is not request-derived.
 
 ## Fix safety
 No automatic fix: moving content changes what the model reads. `--unsafe-fixes` offers to move an
@@ -54,6 +71,9 @@ from promptlint.checks.base import (
 from promptlint.model import Finding, PromptLayout, Severity, Volatility
 
 ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
+# Values that stay the same for a whole conversation: the history after them belongs to that
+# conversation anyway, so only stable text shared across conversations is lost.
+PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
 
 
 class VolatileBeforeStable(Rule):
@@ -83,6 +103,21 @@ SYSTEM = f"Server started {STARTED}. " + "Follow the policy carefully. " * 30
 def reply(messages: list):
     return Anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=500, system=SYSTEM,
                                        messages=messages)
+""",
+        # A lookup keyed by a constant is the same on every request.
+        """
+from openai import OpenAI
+client = OpenAI()
+def answer(question: str, retriever) -> str:
+    docs = retriever.search("company handbook")
+    system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 80
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+""",
+        # A conversation id before the history only: that history belongs to the conversation.
+        """
+def build(conversation_id: str, history: list) -> list:
+    return [{"role": "system", "content": f"Conversation {conversation_id}."}, *history]
 """,
     ]
     INVALID = [
@@ -114,6 +149,55 @@ def chat(history: list):
         },
     ]
 
+    INVALID += [
+        # Judged where it is assembled: a builder with no LLM call in sight.
+        """
+from datetime import datetime
+RULES = "You are the support assistant of a hardware shop. Answer in short paragraphs. " * 40
+def build_messages(question: str, history: list) -> list:
+    system = f"Current time: {datetime.now():%H:%M:%S}\\n" + RULES
+    return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
+""",
+        # An inferred wrapper: the provider class is chosen at runtime; its parameter becomes
+        # the system message two frames down.
+        {
+            "app/providers.py": """
+class Provider:
+    async def chat(self, system, history):
+        history.insert(0, {"role": "system", "content": system})
+        return await self.client.chat.completions.create(model=self.model, messages=history)
+class Bundle:
+    def __init__(self, provider):
+        self.provider = provider
+    async def chat_delta(self, system, history):
+        return await self.provider.chat(system, history)
+""",
+            "app/dialog.py": """
+from datetime import datetime, timezone
+async def dialog(bundle, config, messages):
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return await bundle.chat_delta(f"Now: {stamp}. " + "Answer from the knowledge base. " * 60, messages)
+""",
+        },
+        # Request-derived: documents retrieved for the question, in the system prompt.
+        """
+from openai import OpenAI
+client = OpenAI()
+def answer(question: str, retriever) -> str:
+    docs = retriever.search(question)
+    system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 80
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+""",
+        # A model function chosen at runtime, given the system prompt by keyword.
+        """
+PROMPT = "---Data---\\n{context}\\n---Goal---\\n" + "Answer in the requested format. " * 60
+async def local_query(query, store, model_func):
+    context = await store.build_context(query)
+    return await model_func(query, system_prompt=PROMPT.format(context=context))
+""",
+    ]
+
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         for index, part, hole in volatile_holes(layout):
             if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE:
@@ -121,11 +205,14 @@ def chat(history: list):
             if hole.category in ORDER_CATEGORIES:
                 continue
             after = stable_after(layout, index)
-            if not after.matters(context):
+            if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
                 continue
             severity = SEVERITY_BY_VOLATILITY.get(hole.volatility, Severity.WARNING)
-            if severity is Severity.ERROR and not after.history and after.chars < LONG_STABLE_CHARS:
+            only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
+            if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
                 severity = Severity.WARNING
             message = (f"{describe_hole(hole)} comes before {after.describe()} in the "
                        f"`{layout.call.api}` prompt; every call misses the prefix cache from here on")
+            if only_assumed:
+                message += f" (assumed: {after.assumed})"
             yield self.finding(layout, layout_index, index, hole, severity, message)

@@ -1,0 +1,108 @@
+"""Request-derived content: text computed from the input that becomes the final user turn.
+
+A value we cannot see is still provably per request when it is computed from the request's own
+input: ``docs = retriever.search(question)`` and ``context = format_docs(docs)`` change with every
+``question``; put into the system prompt ahead of the instructions and the history, they bust the
+cache exactly like a clock. Where a prompt's final user turn is known (an LLM call, or a call to
+an inferred wrapper with a user slot), the function that assembles it is read for the local names
+computed from the names in that turn (any use counts: string building, a lookup keyed by it),
+and the unknown holes earlier in the prompt that carry one of them become per-request holes.
+A lookup with a constant argument is not derived, so it stays unknown (not reported).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+
+from promptlint.analysis.index import nodes_of
+from promptlint.model import Hole, Origin, Part, PromptLayout, Volatility
+
+WORD = re.compile(r"[A-Za-z_]\w*")
+ASSIGNED = re.compile(r"assigned to `([A-Za-z_][\w.]*)`")
+NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
+
+
+def input_names(expressions: list[str]) -> set[str]:
+    """The names that the final user turn is built from (e.g. ``question`` in ``f"Q: {question}"``)."""
+    return {word for text in expressions for word in WORD.findall(text)} - NOT_INPUTS
+
+
+def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
+    """``inputs`` and every local name assigned from an expression that uses one of them, to a
+    fixed point (flow-insensitive: any assignment in the function counts)."""
+    uses: list[tuple[set[str], set[str]]] = []  # (targets, names used by the value)
+    for node in nodes_of(function, ast.Assign):
+        uses.append(({n for t in node.targets for n in _targets(t)}, _used(node.value)))
+    for node in [*nodes_of(function, ast.AnnAssign), *nodes_of(function, ast.AugAssign), *nodes_of(function, ast.NamedExpr)]:
+        if node.value is not None:
+            uses.append((set(_targets(node.target)), _used(node.value)))
+    for node in [*nodes_of(function, ast.For), *nodes_of(function, ast.AsyncFor)]:
+        uses.append((set(_targets(node.target)), _used(node.iter)))
+    for node in [*nodes_of(function, ast.With), *nodes_of(function, ast.AsyncWith)]:
+        for item in node.items:
+            if item.optional_vars is not None:
+                uses.append((set(_targets(item.optional_vars)), _used(item.context_expr)))
+    local = {name for targets, _ in uses for name in targets}
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = function.args
+        local |= {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    derived = inputs & local  # module names and globals in the user turn are not its input
+    if not derived:
+        return set()
+    changed = True
+    while changed:
+        changed = False
+        for targets, used in uses:
+            if used & derived and not targets <= derived:
+                derived |= targets
+                changed = True
+    return derived
+
+
+def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[str]) -> PromptLayout:
+    """The layout with the unknown holes before its final user turn that carry a derived name made
+    per-request holes (the final user turn itself is left alone: that is where they belong)."""
+    if not derived:
+        return layout
+    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs) for part in layout.parts)
+    return replace(layout, parts=parts) if parts != layout.parts else layout
+
+
+def _mark_part(part: Part, derived: set[str], inputs: set[str]) -> Part:
+    segments = tuple(_mark_hole(seg, derived, inputs) if isinstance(seg, Hole) else seg for seg in part.segments)
+    return replace(part, segments=segments) if segments != part.segments else part
+
+
+def _mark_hole(hole: Hole, derived: set[str], inputs: set[str]) -> Hole:
+    if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
+        return hole
+    carried = set(WORD.findall(hole.expression))
+    for step in hole.path:
+        carried |= set(ASSIGNED.findall(step.description))
+    found = sorted(carried & derived)
+    if not found:
+        return hole
+    source = ", ".join(f"`{name}`" for name in sorted(inputs & derived))
+    origin = Origin(hole.location, f"derived from {source}", "request-derived", Volatility.PER_REQUEST)
+    via = "" if found[0] in inputs else f" and `{found[0]}` is computed from it"
+    return replace(hole, volatility=Volatility.PER_REQUEST, origin=origin,
+                   assumption=f"{source} is the request's own input (the final user turn){via}, "
+                              f"so this text changes with every request")
+
+
+def _targets(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for element in target.elts for n in _targets(element)]
+    if isinstance(target, ast.Starred):
+        return _targets(target.value)
+    if isinstance(target, ast.Subscript):  # kwargs["context"] = ...: the dict holds it
+        return _targets(target.value)
+    return []  # attributes (self.x = ...) are not local names
+
+
+def _used(value: ast.AST) -> set[str]:
+    return {node.id for node in nodes_of(value, ast.Name)} | ({value.id} if isinstance(value, ast.Name) else set())

@@ -1,0 +1,308 @@
+"""Parameter summaries: which parameters of a function end up in system content.
+
+Real applications pass the system prompt as a plain string through several project frames
+(``dialog → LLMBundle.chat(system, history) → provider.chat(system, history) →
+history.insert(0, {"role": "system", "content": system})``), and the object holding the next frame
+is chosen at runtime, so the inline evaluator cannot follow the value down. Instead each
+definition gets a small summary, computed from its syntax alone (cached with its other reach
+facts, see ``reach.definition_calls``):
+
+- a **flow** ``(position, name, target)`` per parameter and place it reaches: ``system`` when it
+  lands in system content (a role dict or ``role=`` message, a system-message or agent
+  constructor, an LLM call's ``system=`` argument), else ``callee#i`` / ``callee=kw``: the
+  argument slot of another call (by the callee's last name);
+- **wrappers** follow by a fixed point over all definitions (``infer_wrappers``): a definition
+  whose parameter flows into system content, directly or through a wrapper's slot, is a wrapper
+  with that slot, at any depth. Calls are matched by last name, as in the reach (every project
+  definition of that name: class-hierarchy dispatch over-approximated by name).
+
+The evaluator then treats a call to a wrapper as an assembly point for the volatile values it is
+given in a wrapper slot (``Evaluator.wrapper_arguments``): the value is judged as system content
+in the caller, where it is known.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from promptlint.analysis.index import nodes_of
+from promptlint.knowledge import Knowledge
+
+SYSTEM = "system"
+USER = "user"
+KINDS = {SYSTEM: "s", USER: "u"}  # slot prefixes: "s#0" (system text), "u=prompt" (user turn)
+Flow = tuple[int, str, str]  # (positional index or -1, parameter name, target)
+
+
+class SinkShapes:
+    """What counts as system content, from knowledge (rules/prompt_sinks.yaml, llm_calls.yaml)."""
+
+    def __init__(self, system_roles: Iterable[str], content_keys: Iterable[str],
+                 constructors: dict[str, tuple[str, ...]], api_methods: Iterable[str],
+                 system_keywords: Iterable[str], user_roles: Iterable[str] = (),
+                 user_constructors: dict[str, tuple[str, ...]] | None = None,
+                 any_call_keywords: Iterable[str] = ()) -> None:
+        self.any_call_keywords = frozenset(any_call_keywords)  # system keywords of unresolved calls
+        self.system_roles = frozenset(system_roles)
+        self.user_roles = frozenset(user_roles)
+        self.user_constructors = user_constructors or {}
+        self.content_keys = tuple(content_keys)
+        self.constructors = constructors  # last name -> argument specs holding system text
+        self.api_methods = frozenset(api_methods)
+        self.system_keywords = frozenset(system_keywords)
+
+
+def sink_shapes(knowledge: Knowledge) -> SinkShapes:
+    constructors = {name.rsplit(".", 1)[-1]: args
+                    for name, args in [*knowledge.system_messages.items(), *knowledge.agent_instructions.items()]}
+    system_keywords = {part.arg for spec in knowledge.apis.values() for part in spec.parts
+                       if part.part in ("system", "instructions", "system_instruction") and part.arg.isidentifier()}
+    users = {name.rsplit(".", 1)[-1]: args for name, args in knowledge.user_messages.items()}
+    return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
+                      system_keywords, knowledge.user_roles, users, knowledge.system_keywords)
+
+
+def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:
+    """(call position, name) of the parameters a caller passes; keyword-only ones have -1."""
+    positional = [*node.args.posonlyargs, *node.args.args]
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+    if method and not static and positional:
+        positional = positional[1:]
+    return [(i, p.arg) for i, p in enumerate(positional)] + [(-1, p.arg) for p in node.args.kwonlyargs]
+
+
+def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, shapes: SinkShapes) -> tuple[Flow, ...]:
+    params = parameters(node, method)
+    if not params:
+        return ()
+    carriers = _carriers(node, {name for _, name in params})
+    flows: set[Flow] = set()
+    position = {name: index for index, name in params}
+
+    def reach(expr: ast.AST | None, target: str) -> None:
+        if expr is None:
+            return
+        for name in _names_in(expr):
+            for param in carriers.get(name, ()):
+                flows.add((position[param], param, target))
+
+    for item in nodes_of(node, ast.Dict):
+        role = _role_of_dict(item)
+        if role in shapes.system_roles or role in shapes.user_roles:
+            reach(_dict_content(item, shapes.content_keys), SYSTEM if role in shapes.system_roles else USER)
+    aliases = _callable_aliases(node)
+    for call in nodes_of(node, ast.Call):
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        role = _role_name(keywords.get("role"))
+        if role in shapes.system_roles or role in shapes.user_roles:
+            reach(next((keywords[k] for k in shapes.content_keys if k in keywords),
+                       call.args[0] if call.args else None), SYSTEM if role in shapes.system_roles else USER)
+        for name, args in _callees(call, aliases):
+            short = name.rsplit(".", 1)[-1]
+            if short in shapes.constructors or short in shapes.user_constructors:
+                kind = SYSTEM if short in shapes.constructors else USER
+                for spec in (shapes.constructors.get(short) or shapes.user_constructors[short]):
+                    reach(_argument(call, spec), kind)
+                continue
+            if name in shapes.api_methods or short in shapes.api_methods:
+                for keyword in shapes.system_keywords & keywords.keys():
+                    reach(keywords[keyword], SYSTEM)
+                continue
+            for keyword in shapes.any_call_keywords & keywords.keys():
+                reach(keywords[keyword], SYSTEM)
+            for index, arg in enumerate(args):
+                if not isinstance(arg, ast.Starred):
+                    reach(arg, f"{short}#{index}")
+            for keyword, value in keywords.items():
+                reach(value, f"{short}={keyword}")
+    return tuple(sorted(flows))
+
+
+def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow]]], untraceable: frozenset[str]
+                   ) -> dict[str, frozenset[str]]:
+    """Name -> its slots whose value reaches system content (``s#i`` positions, ``s=name``
+    keywords) or the user's turn (``u#i``, ``u=name``), to a fixed point over every definition's
+    flows. Only names with a system slot are wrappers: a user slot alone changes no judgement."""
+    candidates = [(name, tuple(flows)) for name, flows in definitions if flows and name not in untraceable]
+    slots: dict[str, set[str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, flows in candidates:
+            for index, param, target in flows:
+                for kind, prefix in KINDS.items():
+                    if target == kind or _reaches(target, slots, prefix):
+                        new = {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
+                        known = slots.setdefault(name, set())
+                        if not new <= known:
+                            known |= new
+                            changed = True
+    return {name: frozenset(found) for name, found in slots.items() if any(s[0] == "s" for s in found)}
+
+
+def _reaches(target: str, slots: dict[str, set[str]], prefix: str) -> bool:
+    for mark in ("#", "="):
+        callee, found, slot = target.partition(mark)
+        if found:
+            return f"{prefix}{mark}{slot}" in slots.get(callee, ())
+    return False
+
+
+def _carriers(node: ast.AST, params: set[str]) -> dict[str, set[str]]:
+    """Local names (and the parameters themselves) -> the parameters whose value they may hold.
+    Flow-insensitive: assignments, augmented assignments, loop targets and in-place list growth
+    (``parts.append(p)``), iterated twice so order does not matter."""
+    carriers: dict[str, set[str]] = {name: {name} for name in params}
+    bindings: list[tuple[list[str], ast.AST]] = []
+    for item in nodes_of(node, ast.Assign):
+        bindings.append(([n for t in item.targets for n in _target_names(t)], item.value))
+    for item in nodes_of(node, ast.AnnAssign):
+        if item.value is not None:
+            bindings.append((_target_names(item.target), item.value))
+    for item in nodes_of(node, ast.AugAssign):
+        bindings.append((_target_names(item.target), item.value))
+    for item in nodes_of(node, ast.NamedExpr):
+        bindings.append((_target_names(item.target), item.value))
+    for loop in [*nodes_of(node, ast.For), *nodes_of(node, ast.AsyncFor)]:
+        bindings.append((_target_names(loop.target), loop.iter))
+    for call in nodes_of(node, ast.Call):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert") \
+                and isinstance(func.value, ast.Name):
+            bindings.append(([func.value.id], call))
+    for _ in range(2):
+        for targets, value in bindings:
+            found = set().union(*(carriers.get(name, set()) for name in _names_in(value)))
+            if found:
+                for target in targets:
+                    carriers.setdefault(target, set()).update(found)
+    return carriers
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for element in target.elts for n in _target_names(element)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    if isinstance(target, ast.Subscript):  # messages[0] = ...: the list now holds it
+        return _target_names(target.value)
+    return []
+
+
+# Calls whose result carries their receiver's and arguments' text (string building); any other
+# call's result is a new value (``load(conversation_id)`` does not carry the id into the prompt),
+# as in the evaluator, where an unknown call's result is not volatile.
+CARRYING_METHODS = frozenset({"format", "format_map", "join", "replace", "strip", "lstrip", "rstrip", "upper",
+                              "lower", "title", "capitalize", "removeprefix", "removesuffix", "copy",
+                              "substitute", "safe_substitute", "render", "encode", "decode"})
+CARRYING_FUNCTIONS = frozenset({"str", "list", "tuple", "dict", "repr", "dedent", "cleandoc", "sorted", "reversed"})
+
+
+def _names_in(expr: ast.AST | None) -> set[str]:
+    """The local names whose value the expression's value carries (text, containers, fields)."""
+    if expr is None:
+        return set()
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await, ast.FormattedValue)):
+        return _names_in(expr.value)
+    if isinstance(expr, ast.JoinedStr):
+        return set().union(*(_names_in(v) for v in expr.values))
+    if isinstance(expr, ast.BinOp):
+        return _names_in(expr.left) | _names_in(expr.right)
+    if isinstance(expr, ast.BoolOp):
+        return set().union(*(_names_in(v) for v in expr.values))
+    if isinstance(expr, ast.IfExp):
+        return _names_in(expr.body) | _names_in(expr.orelse)
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        return set().union(*(_names_in(e) for e in expr.elts))
+    if isinstance(expr, ast.Dict):
+        return set().union(*(_names_in(v) for v in expr.values))
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        carried = [*expr.args, *(k.value for k in expr.keywords)]
+        if isinstance(func, ast.Attribute) and func.attr in CARRYING_METHODS:
+            return _names_in(func.value) | set().union(*(_names_in(a) for a in carried))
+        if isinstance(func, (ast.Name, ast.Attribute)) and \
+                (func.id if isinstance(func, ast.Name) else func.attr) in CARRYING_FUNCTIONS:
+            return set().union(*(_names_in(a) for a in carried))
+    return set()
+
+
+def _callable_aliases(node: ast.AST) -> dict[str, set[str]]:
+    """Local names bound to a callable of known name: ``fn = getattr(self.mdl, "chat", None)``,
+    ``fn = self.mdl.chat`` (a bound method kept for later)."""
+    aliases: dict[str, set[str]] = {}
+    for item in nodes_of(node, ast.Assign):
+        if len(item.targets) != 1 or not isinstance(item.targets[0], ast.Name):
+            continue
+        value = item.value
+        name = None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr" \
+                and len(value.args) >= 2 and isinstance(value.args[1], ast.Constant) and isinstance(value.args[1].value, str):
+            name = value.args[1].value
+        elif isinstance(value, ast.Attribute):
+            name = value.attr
+        if name:
+            aliases.setdefault(item.targets[0].id, set()).add(name)
+    return aliases
+
+
+def _callees(call: ast.Call, aliases: dict[str, set[str]]) -> list[tuple[str, list[ast.expr]]]:
+    """The names a call may run, each with the positional arguments it receives:
+    ``partial(fn, a, b)`` calls ``fn`` with ``a, b`` first; an alias calls what it names."""
+    name = _call_name(call)
+    args = list(call.args)
+    if name in ("partial", "functools.partial") and args:
+        target, args = args[0], args[1:]
+        if isinstance(target, ast.Name) and target.id in aliases:
+            return [(alias, args) for alias in sorted(aliases[target.id])]
+        inner = _call_name(ast.Call(func=target, args=[], keywords=[]))
+        return [(inner, args)] if inner else []
+    if isinstance(call.func, ast.Name) and call.func.id in aliases:
+        return [(alias, args) for alias in sorted(aliases[call.func.id])]
+    return [(name, args)] if name else []
+
+
+def _call_name(call: ast.Call) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        inner = func.value
+        if isinstance(inner, ast.Attribute):
+            return f"{inner.attr}.{func.attr}"
+        if isinstance(inner, ast.Name):
+            return f"{inner.id}.{func.attr}"
+        return func.attr
+    return None
+
+
+def _role_name(value: ast.AST | None) -> str | None:
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value.lower()
+    if isinstance(value, ast.Attribute):  # MessageRole.SYSTEM
+        return value.attr.lower()
+    return None
+
+
+def _role_of_dict(item: ast.Dict) -> str | None:
+    for key, value in zip(item.keys, item.values):
+        if isinstance(key, ast.Constant) and key.value == "role":
+            return _role_name(value)
+    return None
+
+
+def _dict_content(item: ast.Dict, content_keys: tuple[str, ...]) -> ast.AST | None:
+    values = {key.value: value for key, value in zip(item.keys, item.values) if isinstance(key, ast.Constant)}
+    return next((values[k] for k in content_keys if k in values), None)
+
+
+def _argument(call: ast.Call, spec: str) -> ast.AST | None:
+    if spec.startswith("#"):
+        index = int(spec[1:])
+        return call.args[index] if index < len(call.args) else None
+    return next((k.value for k in call.keywords if k.arg == spec), None)
