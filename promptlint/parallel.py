@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from promptlint.analysis import index
+from promptlint.analysis.index import ClassInfo, ModuleInfo
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
 from promptlint.analysis.summaries import sink_shapes
@@ -36,7 +37,6 @@ if TYPE_CHECKING:  # the evaluator and the process pool are imported when there 
     from concurrent.futures import ProcessPoolExecutor
 
     from promptlint.analysis.evaluator import Frame
-    from promptlint.analysis.index import ModuleInfo
     from promptlint.analysis.values import Obj, Value
 
 MAX_LAYOUTS_PER_CALL = 8
@@ -302,6 +302,8 @@ class Workspace:
             for node, owner in functions:
                 if id(node) not in evaluator.covered:
                     evaluator.run_function_entry(module, node, owner)
+                for subclass in inheriting_subclasses(module, owner, node.name):
+                    evaluator.run_function_entry(module, node, subclass)
         except DeadlineExceeded:
             return FileError(module.display, f"{ABANDONED}: it took longer than the per-file time budget "
                                              f"({self.settings.file_timeout_s:g} s; raise file-timeout to analyze it)")
@@ -310,6 +312,29 @@ class Workspace:
         finally:
             evaluator.release()
         return None
+
+
+def inheriting_subclasses(module: ModuleInfo, owner: ClassInfo | None, method: str) -> list[ClassInfo]:
+    """Classes of the module that derive from ``owner`` (directly or not) and inherit ``method``:
+    run as one of them, ``self._section()`` in the base method reaches their overrides."""
+    if owner is None:
+        return []
+    found: list[ClassInfo] = []
+    parents = {owner.name}
+    changed = True
+    while changed:
+        changed = False
+        for info in module.classes.values():
+            if info.name not in parents and any(_base_name(base) in parents for base in info.bases):
+                parents.add(info.name)
+                changed = True
+                if method not in info.methods:
+                    found.append(info)
+    return found
+
+
+def _base_name(base: ast.expr) -> str | None:
+    return base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
 
 
 # --- running tasks ---------------------------------------------------------------------------

@@ -320,8 +320,9 @@ class Evaluator:
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if name is None or name in _MUTATORS or self.nested_call_names(call) & self.reaching_names:
             return False  # (nested calls count: `print(run_turn(...))`)
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-            return False  # a method may set attributes the caller reads next
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                (func.value.id == "self" or isinstance(frame.locals.get(func.value.id), Instance)):
+            return False  # a method may set attributes the caller reads next (a builder object)
         return not any(isinstance(a, (ast.Name, ast.Attribute)) and _dotted(a) in frame.locals
                        and isinstance(frame.locals[_dotted(a) or ""], (Seq, Mapping)) for a in call.args)
 
@@ -1271,6 +1272,8 @@ class Evaluator:
         for slot in slots:
             if slot[0] != "s":
                 continue
+            if _slot_node(node, slot[1:]) in user_expressions:
+                continue  # the same argument is the user's turn too: no earlier-than-its-input to judge
             if slot[1] == "#":
                 index = int(slot[2:])
                 value = args[index] if index < len(args) else None

@@ -108,7 +108,6 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
             if name in shapes.api_methods or short in shapes.api_methods:
                 for keyword in shapes.system_keywords & keywords.keys():
                     reach(keywords[keyword], SYSTEM)
-                continue
             for keyword in shapes.any_call_keywords & keywords.keys():
                 reach(keywords[keyword], SYSTEM)
             for index, arg in enumerate(args):
@@ -123,21 +122,34 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow]]], untraceabl
                    ) -> dict[str, frozenset[str]]:
     """Name -> its slots whose value reaches system content (``s#i`` positions, ``s=name``
     keywords) or the user's turn (``u#i``, ``u=name``), to a fixed point over every definition's
-    flows. Only names with a system slot are wrappers: a user slot alone changes no judgement."""
-    candidates = [(name, tuple(flows)) for name, flows in definitions if flows and name not in untraceable]
+    flows. Calls are matched by last name, so a slot belongs to a name only when at least half of
+    the project's definitions of that name have it: one ``create(system=...)`` among fifty CRUD
+    ``create`` methods does not make every ``create(...)`` call a wrapper. Only names with a
+    system slot are wrappers: a user slot alone changes no judgement."""
+    candidates = [(name, tuple(flows)) for name, flows in definitions if name not in untraceable]
+    counts: dict[str, int] = {}
+    for name, _ in candidates:
+        counts[name] = counts.get(name, 0) + 1
+    own: list[set[str]] = [set() for _ in candidates]  # each definition's slots
     slots: dict[str, set[str]] = {}
     changed = True
     while changed:
         changed = False
-        for name, flows in candidates:
+        for position, (name, flows) in enumerate(candidates):
             for index, param, target in flows:
                 for kind, prefix in KINDS.items():
                     if target == kind or _reaches(target, slots, prefix):
-                        new = {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
-                        known = slots.setdefault(name, set())
-                        if not new <= known:
-                            known |= new
-                            changed = True
+                        own[position] |= {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
+        agreed: dict[str, dict[str, int]] = {}
+        for position, (name, _) in enumerate(candidates):
+            for slot in own[position]:
+                agreed.setdefault(name, {}).setdefault(slot, 0)
+                agreed[name][slot] += 1
+        for name, votes in agreed.items():
+            kept = {slot for slot, count in votes.items() if 2 * count >= counts[name]}
+            if kept - slots.get(name, set()):
+                slots.setdefault(name, set()).update(kept)
+                changed = True
     return {name: frozenset(found) for name, found in slots.items() if any(s[0] == "s" for s in found)}
 
 

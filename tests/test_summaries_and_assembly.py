@@ -1,0 +1,208 @@
+"""Parameter summaries, inferred wrappers, assembly points and request-derived content.
+
+Small realistic programs in the shapes real applications use (bench/wild): a provider chosen at
+runtime from a registry, several project frames, a model function handed in as a parameter, a
+`partial` over a method fetched with `getattr`, a builder with no LLM call in sight.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from promptlint.analysis.derived import derived_names, input_names
+from promptlint.analysis.reach import UNTRACEABLE
+from promptlint.analysis.summaries import SYSTEM, infer_wrappers, parameter_flows, sink_shapes
+from promptlint.config import Config
+from promptlint.engine import analyze
+from promptlint.knowledge import load_knowledge
+from tests.conftest import write_tree
+
+SHAPES = sink_shapes(load_knowledge(Config()))
+
+
+def flows_of(source: str, method: bool = False) -> tuple:
+    node = ast.parse(source).body[0]
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return parameter_flows(node, method, SHAPES)
+
+
+def findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str, str]]:
+    root = write_tree(tmp_path, files)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.path, f.location.line, f.severity.value, f.message) for f in result.findings]
+
+
+def test_a_parameter_in_a_system_dict_flows_to_system_content_through_locals() -> None:
+    flows = flows_of('''
+def chat(self, system, history, conf):
+    prompt = system.strip() + "\\n"
+    if prompt:
+        history.insert(0, {"role": "system", "content": prompt})
+    return self.client.chat.completions.create(model="m", messages=history)
+''', method=True)
+    assert (0, "system", SYSTEM) in flows
+    assert not any(param == "conf" and target == SYSTEM for _, param, target in flows)
+
+
+def test_a_value_looked_up_by_a_parameter_is_not_the_parameter() -> None:
+    # `load(conversation_id)` returns a new value: the id itself never reaches the system text.
+    flows = flows_of('''
+def step(conversation_id, workspace):
+    log = LogManager.load(conversation_id)
+    return {"role": "system", "content": log.render(workspace)}
+''')
+    assert (1, "workspace", SYSTEM) in flows
+    assert not any(param == "conversation_id" and target == SYSTEM for _, param, target in flows)
+
+
+def test_wrappers_are_inferred_at_any_depth_and_through_partial_and_getattr() -> None:
+    definitions = [
+        ("chat", flows_of('def chat(self, system, history):\n    history.insert(0, {"role": "system", "content": system})', True)),
+        ("stream", flows_of('''
+def stream(self, system, history, **kwargs):
+    fn = getattr(self.mdl, "chat", None)
+    call = partial(fn, system, history)
+    return call(**kwargs)
+''', True)),
+        ("delta", flows_of("def delta(self, sys_text, msgs):\n    return self.bundle.stream(sys_text, msgs)", True)),
+        ("answer", flows_of("def answer(self, text, msgs):\n    return self.bundle.delta(text, msgs)", True)),
+        ("unrelated", flows_of("def unrelated(self, text):\n    return self.other(text)", True)),
+    ]
+    wrappers = infer_wrappers(definitions, UNTRACEABLE)
+    assert {"s#0", "s=system"} <= wrappers["chat"]
+    assert "s#0" in wrappers["stream"] and "s#0" in wrappers["delta"] and "s#0" in wrappers["answer"]
+    assert "unrelated" not in wrappers
+
+
+def test_only_names_with_a_system_slot_are_wrappers_but_user_slots_are_kept() -> None:
+    send = flows_of('''
+def send(prompt, system_prompt=None):
+    messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    messages.append({"role": "user", "content": prompt})
+    return client.chat.completions.create(model="m", messages=messages)
+''')
+    ask = flows_of('def ask(prompt):\n    return [{"role": "user", "content": prompt}]')
+    wrappers = infer_wrappers([("send", send), ("ask", ask)], UNTRACEABLE)
+    assert {"s#1", "s=system_prompt", "u#0", "u=prompt"} <= wrappers["send"]
+    assert "ask" not in wrappers
+
+
+def test_request_derived_names_follow_lookups_but_not_globals_or_constants() -> None:
+    function = ast.parse('''
+def answer(question, retriever):
+    hits = retriever.search(question)
+    context = "\\n".join(h.text for h in hits)
+    handbook = retriever.search("handbook")
+    stamp = json.dumps(handbook)
+    return context, stamp
+''').body[0]
+    derived = derived_names(function, input_names(["f'Q: {question}'", "json.dumps(question)"]))
+    assert {"question", "hits", "context"} <= derived
+    assert not derived & {"handbook", "stamp", "json"}
+
+
+def test_provider_chosen_at_runtime_from_a_registry(tmp_path: Path) -> None:
+    """INVALID: a clock in the system text handed to a provider picked from a registry dict; the
+    SDK call is two frames down, in whichever subclass the config names."""
+    found = findings(tmp_path, {
+        "app/providers.py": '''
+from openai import AsyncOpenAI
+from anthropic import AsyncAnthropic
+
+class BaseProvider:
+    async def complete(self, system: str, messages: list) -> str:
+        raise NotImplementedError
+
+class OpenAIProvider(BaseProvider):
+    def __init__(self):
+        self.client = AsyncOpenAI()
+    async def complete(self, system, messages):
+        full = [{"role": "system", "content": system}, *messages]
+        return await self.client.chat.completions.create(model="gpt-4o", messages=full)
+
+class AnthropicProvider(BaseProvider):
+    def __init__(self):
+        self.client = AsyncAnthropic()
+    async def complete(self, system, messages):
+        return await self.client.messages.create(model="claude-sonnet-4-5", max_tokens=800,
+                                                 system=system, messages=messages)
+
+PROVIDERS = {"openai": OpenAIProvider, "anthropic": AnthropicProvider}
+''',
+        "app/agent.py": '''
+import time
+from app.providers import PROVIDERS
+
+INSTRUCTIONS = "You are the release assistant. Follow the checklist in order. " * 50
+
+class Agent:
+    def __init__(self, config):
+        self.llm = PROVIDERS[config["provider"]]()
+    async def step(self, history):
+        system = f"Unix time: {time.time()}\\n{INSTRUCTIONS}"
+        return await self.llm.complete(system, history)
+''',
+    })
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 10, "error")]
+    assert "complete()" in found[0][3]
+
+
+def test_the_same_registry_with_the_clock_in_the_final_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the look-alike a careless tool flags: the clock travels in the user's message."""
+    assert findings(tmp_path, {
+        "app/providers.py": '''
+class OpenAIProvider:
+    async def complete(self, system, messages):
+        full = [{"role": "system", "content": system}, *messages]
+        return await self.client.chat.completions.create(model="gpt-4o", messages=full)
+''',
+        "app/agent.py": '''
+import time
+INSTRUCTIONS = "You are the release assistant. Follow the checklist in order. " * 50
+async def step(llm, history, text):
+    history.append({"role": "user", "content": f"{text} (sent at {time.time()})"})
+    return await llm.complete(INSTRUCTIONS, history)
+''',
+    }) == []
+
+
+def test_a_builder_object_assembling_sections(tmp_path: Path) -> None:
+    """INVALID: a prompt builder collects its sections from section methods (one overridden in a
+    subclass); the clock section comes before the long fixed policy, and the message is
+    returned, not sent, by this code."""
+    found = findings(tmp_path, {"app/context.py": '''
+from datetime import datetime
+
+POLICY = "Escalate refunds over 500 dollars. Quote the policy section you relied on. " * 30
+
+class PromptBuilder:
+    def _header(self):
+        return "You are the support agent."
+    def _policy(self):
+        return POLICY
+    def build(self):
+        parts = [self._header()]
+        parts.append(self._policy())
+        return {"role": "system", "content": "\\n\\n".join(parts)}
+
+class TimedPromptBuilder(PromptBuilder):
+    def _header(self):
+        return f"You are the support agent. Current time: {datetime.now().isoformat()}"
+'''})
+    assert [(path, severity) for path, _, severity, _ in found] == [("app/context.py", "error")]
+    assert "per-request clock" in found[0][3]
+
+
+def test_an_assembly_point_seen_through_a_known_call_is_reported_once(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"app.py": '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+RULES = "Answer support questions about the router firmware. " * 60
+def answer(question):
+    system = {"role": "system", "content": f"Now: {datetime.now()}\\n{RULES}"}
+    return client.chat.completions.create(model="gpt-4o", messages=[system, {"role": "user", "content": question}])
+'''})
+    assert len(found) == 1 and "openai.chat.completions" in found[0][3]
