@@ -24,7 +24,7 @@ from promptlint import cache as cache_store
 from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
-from promptlint.analysis.summaries import infer_wrappers
+from promptlint.analysis.summaries import infer_wrappers, is_test_path
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -215,7 +215,8 @@ def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Know
         if not new:
             break
         definitions.update(_definitions_of(new, facts, cache, workers, root))
-        wrappers = infer_wrappers(((d[0], d[3]) for found in definitions.values() for d in found), UNTRACEABLE)
+        wrappers = infer_wrappers(((d[0], d[3], not is_test_path(relative_key(path, root)))
+                                   for path, found in definitions.items() for d in found), UNTRACEABLE)
         hops, names = _hops(definitions, sinks | frozenset(wrappers))
     selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
     ordered = tuple(sorted(wrappers.items()))

@@ -70,7 +70,7 @@ def stream(self, system, history, **kwargs):
         ("answer", flows_of("def answer(self, text, msgs):\n    return self.bundle.delta(text, msgs)", True)),
         ("unrelated", flows_of("def unrelated(self, text):\n    return self.other(text)", True)),
     ]
-    wrappers = infer_wrappers(definitions, UNTRACEABLE)
+    wrappers = infer_wrappers([(name, flows, True) for name, flows in definitions], UNTRACEABLE)
     assert {"s#0", "s=system"} <= wrappers["chat"]
     assert "s#0" in wrappers["stream"] and "s#0" in wrappers["delta"] and "s#0" in wrappers["answer"]
     assert "unrelated" not in wrappers
@@ -84,9 +84,18 @@ def send(prompt, system_prompt=None):
     return client.chat.completions.create(model="m", messages=messages)
 ''')
     ask = flows_of('def ask(prompt):\n    return [{"role": "user", "content": prompt}]')
-    wrappers = infer_wrappers([("send", send), ("ask", ask)], UNTRACEABLE)
+    wrappers = infer_wrappers([("send", send, True), ("ask", ask, True)], UNTRACEABLE)
     assert {"s#1", "s=system_prompt", "u#0", "u=prompt"} <= wrappers["send"]
     assert "ask" not in wrappers
+
+
+def test_a_name_needs_the_agreement_of_its_definitions_and_tests_do_not_vote() -> None:
+    wrapper = flows_of('def create(self, system):\n    return {"role": "system", "content": system}', True)
+    crud = flows_of("def create(self, row):\n    return self.session.add(row)", True)
+    many = [("create", wrapper, True)] + [("create", crud, True)] * 4
+    assert "create" not in infer_wrappers(many, UNTRACEABLE)
+    assert "create" in infer_wrappers(many[:4], UNTRACEABLE)
+    assert "create" in infer_wrappers([("create", wrapper, True)] + [("create", crud, False)] * 9, UNTRACEABLE)
 
 
 def test_request_derived_names_follow_lookups_but_not_globals_or_constants() -> None:

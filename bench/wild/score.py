@@ -14,6 +14,7 @@ tests/test_wild_scorer.py on a synthetic tree.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import shlex
 import subprocess
@@ -349,9 +350,15 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
     print("\nfindings by rule (judged true / false / unjudged):")
     for rule, counts in data["findings_by_rule"].items():
         print(f"  {rule}: {counts.get('true', 0)} / {counts.get('false', 0)} / {counts.get('unjudged', 0)}")
-    print("\nper repository: files, lines, seconds, findings, errors")
+    peer_names = sorted({key[:-8] for row in per_repo.values() for key in row if key.endswith("_seconds")})
+    print("\nper repository: files, lines, seconds, findings, errors" + "".join(f", {p} s" for p in peer_names))
     for repo, row in per_repo.items():
-        print(f"  {repo:36} {row['files']:6} {row['lines']:9,} {row['seconds']:7.2f} {row['findings']:4} {row['errors']:4}")
+        peers = "".join(f" {row.get(p + '_seconds', 0):8.2f}" for p in peer_names)
+        print(f"  {repo:36} {row['files']:6} {row['lines']:9,} {row['seconds']:7.2f} {row['findings']:4} {row['errors']:4}{peers}")
+    total = sum(row["seconds"] for row in per_repo.values())
+    for peer in peer_names:
+        other = sum(row.get(peer + "_seconds", 0) for row in per_repo.values())
+        print(f"  total: promptlint {total:.1f} s, {peer} {other:.1f} s ({total / other:.2f}x)" if other else "")
     if result.missed:
         print("\nmissed busts:")
         for label in result.missed:
@@ -368,6 +375,23 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
         print("\nnot judged yet:")
         for finding in result.unjudged:
             print(f"  {finding.rule} {finding.severity} {finding.repo} {finding.path}:{finding.line}  {finding.message[:100]}")
+
+
+def _peer_executables(names: list[str]) -> dict[str, Path]:
+    if not names:
+        return {}
+    spec = importlib.util.spec_from_file_location("run_bench", HERE.parent / "run_bench.py")
+    assert spec and spec.loader
+    run_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_bench)
+    installed = run_bench.ensure_peers()
+    return {name: installed[name] for name in names}
+
+
+def _time_peer(executable: Path, tree: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run([str(executable), str(tree)], capture_output=True, cwd=tree)
+    return time.perf_counter() - started
 
 
 def unjudged_stub(finding: Finding) -> dict[str, Any]:
@@ -389,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-unjudged", type=Path, help="write stubs for unjudged findings (JSONL)")
     parser.add_argument("--reports", type=Path, help="save each repository's JSON report in this folder")
     parser.add_argument("--from-reports", type=Path, help="score the JSON reports saved by --reports instead of running")
+    parser.add_argument("--peer", action="append", default=[], choices=["cachedrift", "pcdlint"],
+                        help="also time this peer linter on each tree, in the same run (bench/run_bench.py installs it)")
     parser.add_argument("--promptlint", default=f"{shlex.quote(sys.executable)} -m promptlint", help="command to run")
     args = parser.parse_args(argv)
 
@@ -414,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     command = shlex.split(args.promptlint)
     findings: list[Finding] = []
     per_repo: dict[str, dict[str, Any]] = {}
+    peers = _peer_executables(args.peer)
     for entry in chosen:
         repo, subtree = entry["repo"], entry.get("subtree")
         slug = repo.replace("/", "+")
@@ -434,6 +461,7 @@ def main(argv: list[str] | None = None) -> int:
             "files": report["summary"]["files_analyzed"], "lines": count_python_lines(analyzed),
             "seconds": round(seconds, 2), "findings": len(report["findings"]), "errors": len(report["errors"]),
             "call_sites": report["summary"].get("call_sites"), "snapshot_missing_files": missing,
+            **{f"{name}_seconds": round(_time_peer(executable, analyzed), 2) for name, executable in peers.items()},
         }
         print(f"  {repo}: {per_repo[repo]['findings']} findings in {seconds:.1f} s", file=sys.stderr)
     result = score(labels, findings, judged)

@@ -24,6 +24,7 @@ in the caller, where it is known.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
 from promptlint.analysis.index import nodes_of
@@ -118,15 +119,25 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     return tuple(sorted(flows))
 
 
-def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow]]], untraceable: frozenset[str]
+TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
+AGREEMENT = 4  # a slot belongs to a name when at least 1 in AGREEMENT of its definitions has it
+
+
+def is_test_path(path: str) -> bool:
+    """Tests define doubles of every provider method; they do not vote on what a name does."""
+    return TEST_PATH.search(path) is not None
+
+
+def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untraceable: frozenset[str]
                    ) -> dict[str, frozenset[str]]:
     """Name -> its slots whose value reaches system content (``s#i`` positions, ``s=name``
     keywords) or the user's turn (``u#i``, ``u=name``), to a fixed point over every definition's
-    flows. Calls are matched by last name, so a slot belongs to a name only when at least half of
-    the project's definitions of that name have it: one ``create(system=...)`` among fifty CRUD
-    ``create`` methods does not make every ``create(...)`` call a wrapper. Only names with a
-    system slot are wrappers: a user slot alone changes no judgement."""
-    candidates = [(name, tuple(flows)) for name, flows in definitions if name not in untraceable]
+    flows. Calls are matched by last name, so a slot belongs to a name only when at least one in
+    ``AGREEMENT`` of the project's definitions of that name (tests' doubles not counted: the third
+    element is False for them) has it: one ``create(system=...)`` among fifty CRUD ``create``
+    methods does not make every ``create(...)`` call a wrapper. Only names with a system slot are
+    wrappers: a user slot alone changes no judgement."""
+    candidates = [(name, tuple(flows)) for name, flows, counted in definitions if counted and name not in untraceable]
     counts: dict[str, int] = {}
     for name, _ in candidates:
         counts[name] = counts.get(name, 0) + 1
@@ -146,7 +157,7 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow]]], untraceabl
                 agreed.setdefault(name, {}).setdefault(slot, 0)
                 agreed[name][slot] += 1
         for name, votes in agreed.items():
-            kept = {slot for slot, count in votes.items() if 2 * count >= counts[name]}
+            kept = {slot for slot, count in votes.items() if AGREEMENT * count >= counts[name]}
             if kept - slots.get(name, set()):
                 slots.setdefault(name, set()).update(kept)
                 changed = True
