@@ -128,7 +128,7 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
     # Every readable file is a candidate: a file that only calls an inferred wrapper (its provider
     # object handed in as a parameter) imports no SDK, yet is where the prompt is known.
     candidates = sorted({*entries, *(p for p, f in facts.items() if f.text_ok)})
-    selected, reaching_names, wrappers = _reaching(candidates, facts, knowledge, cache, workers, project.root)
+    selected, reaching_names, wrappers = _reaching(entries, candidates, facts, knowledge, cache, workers, project.root)
     definitions_s = time.perf_counter() - clock
     global_key = cache_store.stable_hash(sorted(reaching_names), [[n, sorted(s)] for n, s in wrappers])
     tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED, wrappers=wrappers)
@@ -183,21 +183,24 @@ def _worth_parallel(paths: list[Path], facts: dict[Path, FileFacts]) -> bool:
 Wrappers = tuple[tuple[str, frozenset[str]], ...]  # name -> slots reaching system content, sorted
 
 
-def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge, cache: Cache | None,
-              workers: Workers, root: Path) -> tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers]:
+def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
+              cache: Cache | None, workers: Workers, root: Path
+              ) -> tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers]:
     """The entries worth evaluating, each with its definitions that can reach an LLM call or an
     assembly point (see analysis/reach.py), every name that leads to one, and the inferred
     wrappers (analysis/summaries.py), which are sinks for their callers.
 
     Only files whose text calls a name that leads to an LLM call are parsed: first those calling
     an API method, then those calling a function found in them, and so on until no new file
-    qualifies. The answer depends only on the entries' contents: when their hashes are those of
-    the stored answer, it is used and nothing is parsed."""
-    fingerprint = cache_store.sha256_bytes("\n".join(f"{relative_key(p, root)}\x1f{facts[p].sha}" for p in entries)
+    qualifies. Other candidates (files that import no SDK) are parsed only when they call an
+    assembly constructor or an inferred wrapper directly. The answer depends only on the
+    candidates' contents: when their hashes are those of the stored answer, it is used and
+    nothing is parsed."""
+    fingerprint = cache_store.sha256_bytes("\n".join(f"{relative_key(p, root)}\x1f{facts[p].sha}" for p in candidates)
                                            .encode("utf-8", "surrogatepass"))[:32]
     stored = cache.reach if cache is not None else None
     if stored is not None and stored.get("fingerprint") == fingerprint:
-        by_key = {relative_key(p, root): p for p in entries}
+        by_key = {relative_key(p, root): p for p in candidates}
         try:
             selected = {by_key[rel]: tuple(indices) for rel, indices in stored["selected"].items()}
             wrappers = tuple((str(name), frozenset(slots)) for name, slots in stored["wrappers"])
@@ -206,18 +209,28 @@ def _reaching(entries: list[Path], facts: dict[Path, FileFacts], knowledge: Know
             pass  # damaged: compute again
     definitions: dict[Path, Any] = {}
     hops: dict[Path, list[int | None]] = {}
-    names = sinks = knowledge.api_method_names | knowledge.assembly_names
+    names = knowledge.api_method_names
     wrappers: dict[str, frozenset[str]] = {}
-    called = {p: called_names_of(p, facts[p], cache) for p in entries if facts[p].text_ok}
+    called = {p: called_names_of(p, facts[p], cache) for p in candidates if facts[p].text_ok}
+    entry_set = set(entries)
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
-        new = [p for p in called if p not in definitions and not wanted.isdisjoint(called[p])]
+        direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *wrappers)}
+        new = [p for p in called if p not in definitions and (
+            not direct.isdisjoint(called[p]) or (p in entry_set and not wanted.isdisjoint(called[p])))]
         if not new:
             break
         definitions.update(_definitions_of(new, facts, cache, workers, root))
         wrappers = infer_wrappers(((d[0], d[3], not is_test_path(relative_key(path, root)))
                                    for path, found in definitions.items() for d in found), UNTRACEABLE)
-        hops, names = _hops(definitions, sinks | frozenset(wrappers))
+        hops, names = _hops(definitions, knowledge.api_method_names)
+    # Assembly points and wrapper calls are judged where they are: the definitions that contain
+    # one are evaluated, their callers are not walked up (a wrapper's callers are found by name).
+    direct = frozenset(knowledge.assembly_names) | frozenset(wrappers)
+    for path, found in definitions.items():
+        hops[path] = [hop if hop is not None or calls.isdisjoint(direct) else 0
+                      for hop, (_, calls, _, _) in zip(hops.get(path) or [None] * len(found), found)]
+    names = frozenset(names) | direct
     selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
     ordered = tuple(sorted(wrappers.items()))
     if cache is not None:

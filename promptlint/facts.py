@@ -26,7 +26,8 @@ CALLED_ASCII = re.compile(r"\b(\w++)\s*+\(", re.ASCII)
 CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
 # {"role": ...}, role=..., or a keyword naming system content (system_prompt=...): a superset of
 # what reach.called_names marks with ROLE_MARKER.
-ROLE_KEY = re.compile(r"""["']role["']\s*:|\brole\s*=[^=]|\b\w*sys\w*\s*=[^=]""")
+ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b)"""
+                      r"""|\b\w*sys\w*\s*=[^=]""")
 
 
 def relative_key(path: Path, root: Path) -> str:

@@ -32,7 +32,8 @@ UNTRACEABLE = frozenset(
 HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
 
-def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset()) -> set[str]:
+def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(),
+                 system_roles: frozenset[str] = frozenset({"system", "developer"})) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
     (``messages.create``), plus ``ROLE_MARKER`` where it builds a role-tagged message or passes
     a keyword naming system content (``system_keywords``). A call that cannot send a prompt is marked after its name: with no
@@ -40,11 +41,12 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
     names: set[str] = set()
-    if any(isinstance(key, ast.Constant) and key.value == "role" for node in nodes_of(function, ast.Dict)
-           for key in node.keys):
-        names.add(ROLE_MARKER)  # builds a role-tagged message: an assembly point
+    if any(isinstance(key, ast.Constant) and key.value == "role" and _names_role(value, system_roles)
+           for node in nodes_of(function, ast.Dict) for key, value in zip(node.keys, node.values)):
+        names.add(ROLE_MARKER)  # builds a system message: an assembly point
     for node in nodes_of(function, ast.Call):
-        if any(keyword.arg == "role" or keyword.arg in system_keywords for keyword in node.keywords):
+        if any((keyword.arg == "role" and _names_role(keyword.value, system_roles)) or keyword.arg in system_keywords
+               for keyword in node.keywords):
             names.add(ROLE_MARKER)
         mark = _mark(node)
         func = node.func
@@ -57,6 +59,13 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
         elif isinstance(func, ast.Name):
             names.add(func.id + mark)
     return names
+
+
+def _names_role(value: ast.AST, roles: frozenset[str]) -> bool:
+    """``"system"`` or ``MessageRole.SYSTEM``: a role value that marks system content."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value.lower() in roles
+    return isinstance(value, ast.Attribute) and value.attr.lower() in roles
 
 
 def _mark(call: ast.Call) -> str:
@@ -100,7 +109,8 @@ def definition_calls(module: ModuleInfo, shapes: SinkShapes | None = None) -> li
     runs at import or as a script) as one more: all ``reach_over`` and ``infer_wrappers`` need,
     small enough to cache per file."""
     keywords = shapes.any_call_keywords if shapes is not None else frozenset()
-    found = [(name, frozenset(called_names(node, keywords)), callable_without_arguments(node, owner is not None),
+    roles = shapes.system_roles if shapes is not None else frozenset({"system", "developer"})
+    found = [(name, frozenset(called_names(node, keywords, roles)), callable_without_arguments(node, owner is not None),
               parameter_flows(node, owner is not None, shapes) if shapes is not None else ())
              for name, node, owner in module_definitions(module)]
     return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False, ())]
