@@ -218,12 +218,12 @@ class LayoutCollector:
         self.add(layout)
 
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
-                    inputs: set[str]) -> None:
+                    inputs: set[str], computed_by: set[str] | None = None) -> None:
         from promptlint.analysis.derived import mark_request_derived
         from promptlint.analysis.layout import assembly_layout
 
         layout = assembly_layout(what, text, frame.module.location(node), frame.qualname)
-        self.add(mark_request_derived(layout, derived, inputs))
+        self.add(mark_request_derived(layout, derived, inputs, computed_by))
 
     def add(self, layout: PromptLayout) -> None:
         location = layout.call.location

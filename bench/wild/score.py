@@ -394,6 +394,27 @@ def _time_peer(executable: Path, tree: Path) -> float:
     return time.perf_counter() - started
 
 
+JUDGED_KEYS = ("repo", "path", "line", "rule", "message_start", "verdict", "reason")
+
+
+def add_judged(judged: Path, files: list[Path]) -> int:
+    """Merge judgements into judged.jsonl: a record replaces an earlier one for the same finding."""
+    records: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for source in [judged, *files]:
+        if source.exists():
+            for where, raw in read_jsonl(source):
+                if raw.get("verdict") not in (True, False) or not raw.get("reason"):
+                    print(f"score.py: {where}: needs a verdict (true/false) and a reason", file=sys.stderr)
+                    return 2
+                record = {key: raw[key] for key in JUDGED_KEYS if key in raw}
+                records[(record["repo"], record["path"], int(record["line"]), record["rule"],
+                         record.get("message_start", ""))] = record
+    ordered = sorted(records.values(), key=lambda r: (r["repo"], r["path"], int(r["line"]), r["rule"]))
+    judged.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ordered), encoding="utf-8")
+    print(f"{len(ordered)} judged findings in {judged}")
+    return 0
+
+
 def unjudged_stub(finding: Finding) -> dict[str, Any]:
     return {"repo": finding.repo, "path": finding.path, "line": finding.line, "rule": finding.rule,
             "severity": finding.severity, "message_start": finding.message[:MESSAGE_KEY_CHARS],
@@ -403,6 +424,7 @@ def unjudged_stub(finding: Finding) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--snapshots", type=Path, help="folder of git snapshots (owner+name[/repo])")
+    parser.add_argument("--add-judged", type=Path, nargs="+", help="merge judged records (JSONL) into judged.jsonl and stop")
     parser.add_argument("--check-labels", action="store_true", help="only parse labels and judged findings, check line ranges")
     parser.add_argument("--trees", type=Path, help="where to export the pinned trees (default: a temporary folder)")
     parser.add_argument("--manifest", type=Path, default=HERE / "manifest.yaml", help=argparse.SUPPRESS)
@@ -419,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     manifest = yaml.safe_load(args.manifest.read_text())["repos"]
+    if args.add_judged:
+        return add_judged(args.judged, args.add_judged)
     try:
         labels = load_labels(args.labels)
         judged = load_judged(args.judged)

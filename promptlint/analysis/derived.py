@@ -25,8 +25,35 @@ NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
 
 
 def input_names(expressions: list[str]) -> set[str]:
-    """The names that the final user turn is built from (e.g. ``question`` in ``f"Q: {question}"``)."""
-    return {word for text in expressions for word in WORD.findall(text)} - NOT_INPUTS
+    """The names whose own text forms the final user turn (``question`` in ``f"Q: {question}"``,
+    ``"\\n".join([task, notes])``). Names only reached through an attribute or an index
+    (``args.messages[-1]``, ``config["prompt"]``) are containers of many things, not the input."""
+    names: set[str] = set()
+    for text in expressions:
+        try:
+            tree = ast.parse(text.strip(), mode="eval").body
+        except SyntaxError:
+            continue
+        names |= _text_names(tree)
+    return names - NOT_INPUTS
+
+
+def _text_names(expr: ast.AST) -> set[str]:
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    if isinstance(expr, (ast.FormattedValue, ast.Starred, ast.Await)):
+        return _text_names(expr.value)
+    if isinstance(expr, ast.JoinedStr):
+        return set().union(*(_text_names(v) for v in expr.values))
+    if isinstance(expr, ast.BinOp):
+        return _text_names(expr.left) | _text_names(expr.right)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return set().union(*(_text_names(e) for e in expr.elts))
+    if isinstance(expr, ast.Dict):
+        return set().union(*(_text_names(v) for v in expr.values))
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("format", "join"):
+        return set().union(*(_text_names(a) for a in [*expr.args, *(k.value for k in expr.keywords)]))
+    return set()
 
 
 def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
@@ -61,27 +88,48 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
     return derived
 
 
-def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[str]) -> PromptLayout:
+def local_names(function: ast.AST) -> set[str]:
+    """Parameters and assigned names of a definition."""
+    names = {n for node in nodes_of(function, ast.Assign) for t in node.targets for n in _targets(t)}
+    names |= {n for node in [*nodes_of(function, ast.AnnAssign), *nodes_of(function, ast.AugAssign),
+                             *nodes_of(function, ast.For), *nodes_of(function, ast.AsyncFor)]
+              for n in _targets(node.target)}
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = function.args
+        names |= {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    return names
+
+
+def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[str],
+                         computed_by: set[str] | None = None) -> PromptLayout:
     """The layout with the unknown holes before its final user turn that carry a derived name made
-    per-request holes (the final user turn itself is left alone: that is where they belong)."""
+    per-request holes (the final user turn itself is left alone: that is where they belong).
+
+    ``computed_by``: when the whole text was computed from a derived name in the caller (a wrapper's
+    system argument), the caller's other local names; holes that carry none of them were computed
+    inside the helpers it called (``context = build_context(query)``) and count as derived too."""
     if not derived:
         return layout
-    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs) for part in layout.parts)
+    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs, computed_by)
+                  for part in layout.parts)
     return replace(layout, parts=parts) if parts != layout.parts else layout
 
 
-def _mark_part(part: Part, derived: set[str], inputs: set[str]) -> Part:
-    segments = tuple(_mark_hole(seg, derived, inputs) if isinstance(seg, Hole) else seg for seg in part.segments)
+def _mark_part(part: Part, derived: set[str], inputs: set[str], computed_by: set[str] | None) -> Part:
+    segments = tuple(_mark_hole(seg, derived, inputs, computed_by) if isinstance(seg, Hole) else seg
+                     for seg in part.segments)
     return replace(part, segments=segments) if segments != part.segments else part
 
 
-def _mark_hole(hole: Hole, derived: set[str], inputs: set[str]) -> Hole:
+def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set[str] | None) -> Hole:
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
         return hole
     carried = set(WORD.findall(hole.expression))
     for step in hole.path:
         carried |= set(ASSIGNED.findall(step.description))
     found = sorted(carried & derived)
+    if not found and computed_by is not None and not carried & computed_by:
+        found = sorted(computed_by & derived - inputs) or sorted(inputs)
     if not found:
         return hole
     source = ", ".join(f"`{name}`" for name in sorted(inputs & derived))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from promptlint.analysis import templates
-from promptlint.analysis.derived import derived_names, input_names
+from promptlint.analysis.derived import derived_names, input_names, local_names
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import called_names
@@ -1258,6 +1258,9 @@ class Evaluator:
                       if (v := argument(a, args, kwargs, None)) is not None and not isinstance(v, NoneVal)]
             if pieces:
                 text = pieces[0] if len(pieces) == 1 else Seq(tuple(pieces))
+                # An agent is usually built once and then serves a whole conversation.
+                text = cap_volatility(text, Volatility.PER_SESSION,
+                                      f"`{short}` is built once and keeps its instructions for a conversation")
                 self.assembled(frame, node, f"{short}() instructions", text)
 
     def wrapper_arguments(self, name: str, wrapper_slots: frozenset[str], args: list[Value], kwargs: dict[str, Value],
@@ -1280,12 +1283,17 @@ class Evaluator:
             else:
                 value = kwargs.get(slot[2:])
             if value is not None and (derived or most_volatile(value) is not None):
-                self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs)
+                argument = _slot_node(node, slot[1:])
+                computed = argument is not None and frame.function is not None and \
+                    bool(input_names([ast.unparse(argument)]) & derived)
+                others = (local_names(frame.function) - derived) if computed and frame.function is not None else None
+                self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs, others)
 
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
-                  derived: set[str] | None = None, inputs: set[str] | None = None) -> None:
+                  derived: set[str] | None = None, inputs: set[str] | None = None,
+                  computed_by: set[str] | None = None) -> None:
         if self.on_assembly is not None and text is not None and not isinstance(text, NoneVal):
-            self.on_assembly(frame, node, what, text, derived or set(), inputs or set())
+            self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by)
 
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],
                     kwargs: dict[str, Value], owner: Obj | None) -> None:
