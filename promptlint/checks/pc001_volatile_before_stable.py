@@ -74,6 +74,10 @@ ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
 # conversation anyway, so only stable text shared across conversations is lost.
 PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
+# How often a value changes, for "one finding per root cause": a later value is reported only when
+# it changes more often than every value already reported before it in the same prompt.
+SCOPE_RANK = {Volatility.PER_PROCESS: 0, Volatility.PER_DAY: 1, Volatility.PER_SESSION: 2, Volatility.PER_USER: 2,
+              Volatility.PER_REQUEST: 3}
 
 
 class VolatileBeforeStable(Rule):
@@ -199,11 +203,16 @@ async def local_query(query, store, model_func):
     ]
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
+        reported = -1  # scope rank of the most volatile value reported so far in this prompt
         for index, part, hole in volatile_holes(layout):
             if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE:
                 continue
             if hole.category in ORDER_CATEGORIES:
                 continue
+            rank = SCOPE_RANK.get(hole.volatility, 0)
+            if rank <= reported:
+                continue  # the prefix already misses from an earlier value that changes as often
+            reported = rank
             after = stable_after(layout, index)
             if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
                 continue
@@ -211,7 +220,9 @@ async def local_query(query, store, model_func):
             only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
             if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
                 severity = Severity.WARNING
-            if only_assumed and (after.chars < context.min_stable_chars or hole.category == "request-derived"):
+            known_tail = after.chars + (LONG_STABLE_CHARS if after.unknown_length else 0)
+            if only_assumed and (known_tail < context.min_stable_chars or
+                                 (hole.category == "request-derived" and not after.unknown_length)):
                 # Judged at an assembly point with little known text after it: whether anything
                 # is lost depends on a history that may not exist (one-shot calls).
                 severity = Severity.INFO
