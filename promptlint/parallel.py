@@ -222,6 +222,10 @@ class LayoutCollector:
         from promptlint.analysis.derived import mark_request_derived
         from promptlint.analysis.layout import assembly_layout
 
+        from promptlint.analysis.summaries import is_test_path
+
+        if is_test_path(frame.module.display.replace(os.sep, "/")):
+            return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
         layout = assembly_layout(what, text, frame.module.location(node), frame.qualname)
         self.add(mark_request_derived(layout, derived, inputs, computed_by))
 

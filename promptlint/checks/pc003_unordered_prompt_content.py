@@ -23,6 +23,10 @@ system = INSTRUCTIONS + "\n\n" + "\n".join(EXAMPLES[:3])  # a fixed choice, in a
 ## Known problems
 Random choices that are deliberate (e.g. evaluation sampling) are still flagged if they reach a
 prompt before stable content; put them last or fix the seed per conversation.
+Severity follows the scope: a shuffle or sample changes on every call (error); a set of strings
+keeps one order per process (hash randomization, `PYTHONHASHSEED`), so it costs a miss per worker
+start and per worker in a pool (warning). At an assembly point with only a short known tail
+after it (a "new tools available" notice kept in the history) the finding is `info`.
 
 ## Fix safety
 For set iteration `--fix` wraps the iterable in `sorted(...)` (safe). Shuffles have no fix.
@@ -32,7 +36,14 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from promptlint.checks.base import Rule, RuleContext, describe_hole, stable_after, volatile_holes
+from promptlint.checks.base import (
+    LONG_STABLE_CHARS,
+    Rule,
+    RuleContext,
+    describe_hole,
+    stable_after,
+    volatile_holes,
+)
 from promptlint.model import Finding, PromptLayout, Severity, Volatility
 
 
@@ -78,6 +89,16 @@ def ask(question: str):
             after = stable_after(layout, index)
             if not after.matters(context):
                 continue
+            severity = Severity.ERROR
+            if after.assumed is not None and after.chars < LONG_STABLE_CHARS:
+                # Judged at an assembly point, with only a short known tail: a message built once
+                # and kept in the history (a "new tools" notice) is resent unchanged.
+                severity = Severity.INFO
+            elif hole.category == "set-order":
+                severity = Severity.WARNING  # one order per process (hash seed): a miss per worker start
             message = (f"{describe_hole(hole)}: prompt content whose order changes between calls comes "
                        f"before {after.describe()} in the `{layout.call.api}` prompt")
-            yield self.finding(layout, layout_index, index, hole, Severity.ERROR, message)
+            if hole.category == "set-order":
+                message += ("; a set of strings iterates in an order fixed per process by PYTHONHASHSEED, "
+                            "so each worker (and each restart) sends a different prefix")
+            yield self.finding(layout, layout_index, index, hole, severity, message)
