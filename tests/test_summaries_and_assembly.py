@@ -215,3 +215,39 @@ def answer(question):
     return client.chat.completions.create(model="gpt-4o", messages=[system, {"role": "user", "content": question}])
 '''})
     assert len(found) == 1 and "openai.chat.completions" in found[0][3]
+
+
+def test_retrieved_context_in_a_system_message_next_to_the_question(tmp_path: Path) -> None:
+    """INVALID: a search class formats the context built for the query into its system prompt and
+    sends it through a model object of its own (no SDK call in sight); the question is the user
+    message of the same list, so the context is per request."""
+    found = findings(tmp_path, {"search.py": '''
+SYSTEM = "---Data tables---\\n{context_data}\\n---Goal---\\n" + "Answer from the tables, citing rows. " * 80
+
+class LocalSearch:
+    def __init__(self, model, context_builder):
+        self.model = model
+        self.context_builder = context_builder
+
+    async def search(self, query):
+        result = self.context_builder.build_context(query=query)
+        prompt = SYSTEM.format(context_data=result.context_chunks)
+        messages = [{"role": "system", "content": prompt}, {"role": "user", "content": query}]
+        return await self.model.completion_async(messages=messages)
+'''})
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("search.py", 10, "error")]
+    assert "request-derived `result.context_chunks`" in found[0][3]
+
+
+def test_context_from_a_constant_lookup_next_to_the_question_is_quiet(tmp_path: Path) -> None:
+    """VALID: the look-alike: the lookup does not depend on the question."""
+    assert findings(tmp_path, {"search.py": '''
+SYSTEM = "---Data tables---\\n{context_data}\\n---Goal---\\n" + "Answer from the tables, citing rows. " * 80
+
+class LocalSearch:
+    async def search(self, query):
+        result = self.context_builder.build_context(query="company overview")
+        prompt = SYSTEM.format(context_data=result.context_chunks)
+        messages = [{"role": "system", "content": prompt}, {"role": "user", "content": query}]
+        return await self.model.completion_async(messages=messages)
+'''}) == []

@@ -56,6 +56,28 @@ def _text_names(expr: ast.AST) -> set[str]:
     return set()
 
 
+def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys: tuple[str, ...],
+                    user_constructors: frozenset[str]) -> set[str]:
+    """The names whose text forms a user message built in this definition: ``{"role": "user",
+    "content": query}``, ``HumanMessage(content=question)``, ``Message(role="user", content=q)``."""
+    found: set[str] = set()
+    for node in nodes_of(function, ast.Dict):
+        values = {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
+        role = values.get("role")
+        if isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles:
+            content = next((values[k] for k in content_keys if k in values), None)
+            found |= _text_names(content) if content is not None else set()
+    for call in nodes_of(function, ast.Call):
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        role = keywords.get("role")
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        if (isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles) \
+                or name in user_constructors:
+            content = next((keywords[k] for k in content_keys if k in keywords), call.args[0] if call.args else None)
+            found |= _text_names(content) if content is not None else set()
+    return found - NOT_INPUTS
+
+
 def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
     """``inputs`` and every local name assigned from an expression that uses one of them, to a
     fixed point (flow-insensitive: any assignment in the function counts)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from promptlint.analysis import templates
-from promptlint.analysis.derived import derived_names, input_names, local_names
+from promptlint.analysis.derived import derived_names, input_names, local_names, user_turn_names
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import called_names
@@ -115,6 +115,7 @@ class Evaluator:
         # Inferred wrappers (set by the engine, see analysis/summaries.py): name -> slots whose
         # value becomes system content further down.
         self.wrappers: dict[str, frozenset[str]] = {}
+        self._user_inputs: dict[int, set[str]] = {}  # definition -> names forming its user messages
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -548,7 +549,9 @@ class Evaluator:
         base = self.eval(node.value, frame)
         value = self.attribute(base, node.attr, frame, node)
         if path and isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN:
-            return self.attribute_identifier(path, node, frame) or value
+            # Named by its source path (`result.chunks`, not `chunks`): what it was read from tells
+            # whether it is request-derived (analysis/derived.py).
+            return self.attribute_identifier(path, node, frame) or replace(value, hole=replace(value.hole, expression=path))
         return value
 
     def attribute_identifier(self, path: str, node: ast.AST, frame: Frame) -> Value | None:
@@ -1295,8 +1298,22 @@ class Evaluator:
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
                   derived: set[str] | None = None, inputs: set[str] | None = None,
                   computed_by: set[str] | None = None) -> None:
-        if self.on_assembly is not None and text is not None and not isinstance(text, NoneVal):
-            self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by)
+        if self.on_assembly is None or text is None or isinstance(text, NoneVal):
+            return
+        if inputs is None and frame.function is not None:
+            # A system message built next to the user's message: what that message is made of is
+            # the request's input here (`[{"role": "system", ...}, {"role": "user", "content": q}]`).
+            inputs = self.user_turn_inputs(frame.function)
+            derived = derived_names(frame.function, inputs) if inputs else set()
+        self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by)
+
+    def user_turn_inputs(self, function: ast.AST) -> set[str]:
+        key = id(function)
+        if key not in self._user_inputs:
+            users = frozenset(name.rsplit(".", 1)[-1] for name in self.knowledge.user_messages)
+            self._user_inputs[key] = user_turn_names(function, self.knowledge.user_roles, self.knowledge.content_keys,
+                                                     users)
+        return self._user_inputs[key]
 
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],
                     kwargs: dict[str, Value], owner: Obj | None) -> None:
