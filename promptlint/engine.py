@@ -24,7 +24,7 @@ from promptlint import cache as cache_store
 from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
-from promptlint.analysis.summaries import infer_wrappers, is_test_path
+from promptlint.analysis.summaries import infer_wrappers, is_test_path, system_wrappers
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -215,7 +215,7 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     entry_set = set(entries)
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
-        direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *wrappers)}
+        direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *system_wrappers(wrappers))}
         new = [p for p in called if p not in definitions and (
             not direct.isdisjoint(called[p]) or (p in entry_set and not wanted.isdisjoint(called[p])))]
         if not new:
@@ -226,7 +226,7 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         hops, names = _hops(definitions, knowledge.api_method_names)
     # Assembly points and wrapper calls are judged where they are: the definitions that contain
     # one are evaluated, their callers are not walked up (a wrapper's callers are found by name).
-    direct = frozenset(knowledge.assembly_names) | frozenset(wrappers)
+    direct = frozenset(knowledge.assembly_names) | frozenset(system_wrappers(wrappers))
     for path, found in definitions.items():
         hops[path] = [hop if hop is not None or calls.isdisjoint(direct) else 0
                       for hop, (_, calls, _, _) in zip(hops.get(path) or [None] * len(found), found)]

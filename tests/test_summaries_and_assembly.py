@@ -12,7 +12,7 @@ from pathlib import Path
 
 from promptlint.analysis.derived import derived_names, input_names
 from promptlint.analysis.reach import UNTRACEABLE
-from promptlint.analysis.summaries import SYSTEM, infer_wrappers, parameter_flows, sink_shapes
+from promptlint.analysis.summaries import SYSTEM, infer_wrappers, parameter_flows, sink_shapes, system_wrappers
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.knowledge import load_knowledge
@@ -77,6 +77,7 @@ def stream(self, system, history, **kwargs):
 
 
 def test_only_names_with_a_system_slot_are_wrappers_but_user_slots_are_kept() -> None:
+    """``system_wrappers`` keeps the wrappers proper; user-only names say where a user turn is built."""
     send = flows_of('''
 def send(prompt, system_prompt=None):
     messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -86,7 +87,8 @@ def send(prompt, system_prompt=None):
     ask = flows_of('def ask(prompt):\n    return [{"role": "user", "content": prompt}]')
     wrappers = infer_wrappers([("send", send, True), ("ask", ask, True)], UNTRACEABLE)
     assert {"s#1", "s=system_prompt", "u#0", "u=prompt"} <= wrappers["send"]
-    assert "ask" not in wrappers
+    assert wrappers["ask"] == {"u#0", "u=prompt"}
+    assert set(system_wrappers(wrappers)) == {"send"}
 
 
 def test_a_name_needs_the_agreement_of_its_definitions_and_tests_do_not_vote() -> None:

@@ -383,6 +383,7 @@ def _peer_executables(names: list[str]) -> dict[str, Path]:
     spec = importlib.util.spec_from_file_location("run_bench", HERE.parent / "run_bench.py")
     assert spec and spec.loader
     run_bench = importlib.util.module_from_spec(spec)
+    sys.modules["run_bench"] = run_bench  # its dataclasses look their module up
     spec.loader.exec_module(run_bench)
     installed = run_bench.ensure_peers()
     return {name: installed[name] for name in names}

@@ -57,9 +57,11 @@ def _text_names(expr: ast.AST) -> set[str]:
 
 
 def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys: tuple[str, ...],
-                    user_constructors: frozenset[str]) -> set[str]:
+                    user_calls: dict[str, tuple[str, ...]]) -> set[str]:
     """The names whose text forms a user message built in this definition: ``{"role": "user",
-    "content": query}``, ``HumanMessage(content=question)``, ``Message(role="user", content=q)``."""
+    "content": query}``, ``Message(role="user", content=q)``, or a call in ``user_calls`` (a
+    user-message constructor or a wrapper's user slot: last name -> ``#i`` / ``=name`` slots),
+    ``HumanMessage(question)``, ``builder.add_user_message(query)``."""
     found: set[str] = set()
     for node in nodes_of(function, ast.Dict):
         values = {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
@@ -71,9 +73,15 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         role = keywords.get("role")
         name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-        if (isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles) \
-                or name in user_constructors:
+        if isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles:
             content = next((keywords[k] for k in content_keys if k in keywords), call.args[0] if call.args else None)
+            found |= _text_names(content) if content is not None else set()
+        for slot in user_calls.get(name, ()):
+            if slot.startswith("#"):
+                index = int(slot[1:])
+                content = call.args[index] if index < len(call.args) else None
+            else:
+                content = keywords.get(slot[1:]) or next((keywords[k] for k in content_keys if k in keywords), None)
             found |= _text_names(content) if content is not None else set()
     return found - NOT_INPUTS
 

@@ -878,7 +878,7 @@ class Evaluator:
         if "role" in kwargs and self.is_system_role(kwargs["role"]):
             self.assembled(frame, node, "role= keyword", self.message_text(kwargs.get, args))
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        if called in self.wrappers:
+        if called in self.wrappers and any(slot[0] == "s" for slot in self.wrappers[called]):
             self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
         elif called is not None and self.on_assembly is not None:
             named = [k for k in self.knowledge.system_keywords if k in kwargs]
@@ -1277,6 +1277,8 @@ class Evaluator:
         slots = sorted(wrapper_slots)
         user_expressions = [expr for slot in slots if slot[0] == "u" and (expr := _slot_node(node, slot[1:])) is not None]
         inputs = input_names([ast.unparse(expr) for expr in user_expressions])
+        if not user_expressions and frame.function is not None:
+            inputs = self.user_turn_inputs(frame.function)  # `.add_system_message(p).add_user_message(q)`
         derived = derived_names(frame.function, inputs) if inputs and frame.function is not None else set()
         for slot in slots:
             if slot[0] != "s":
@@ -1310,7 +1312,9 @@ class Evaluator:
     def user_turn_inputs(self, function: ast.AST) -> set[str]:
         key = id(function)
         if key not in self._user_inputs:
-            users = frozenset(name.rsplit(".", 1)[-1] for name in self.knowledge.user_messages)
+            users = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}
+            users.update((name, tuple(slot[1:] for slot in slots if slot[0] == "u"))
+                         for name, slots in self.wrappers.items() if any(slot[0] == "u" for slot in slots))
             self._user_inputs[key] = user_turn_names(function, self.knowledge.user_roles, self.knowledge.content_keys,
                                                      users)
         return self._user_inputs[key]

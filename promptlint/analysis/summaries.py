@@ -135,8 +135,8 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
     flows. Calls are matched by last name, so a slot belongs to a name only when at least one in
     ``AGREEMENT`` of the project's definitions of that name (tests' doubles not counted: the third
     element is False for them) has it: one ``create(system=...)`` among fifty CRUD ``create``
-    methods does not make every ``create(...)`` call a wrapper. Only names with a system slot are
-    wrappers: a user slot alone changes no judgement."""
+    methods does not make every ``create(...)`` call a wrapper. Names with only user slots are kept
+    too: they say where a user's turn is built (``builder.add_user_message(query)``)."""
     candidates = [(name, tuple(flows)) for name, flows, counted in definitions if counted and name not in untraceable]
     counts: dict[str, int] = {}
     for name, _ in candidates:
@@ -161,7 +161,13 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
             if kept - slots.get(name, set()):
                 slots.setdefault(name, set()).update(kept)
                 changed = True
-    return {name: frozenset(found) for name, found in slots.items() if any(s[0] == "s" for s in found)}
+    return {name: frozenset(found) for name, found in slots.items() if found}
+
+
+def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """The wrappers proper: names with a slot that reaches system content (the others only tell
+    where a user's turn is built)."""
+    return {name: found for name, found in wrappers.items() if any(slot[0] == "s" for slot in found)}
 
 
 def _reaches(target: str, slots: dict[str, set[str]], prefix: str) -> bool:
