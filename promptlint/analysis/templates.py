@@ -509,6 +509,10 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
         return unknown(frame.module.snippet(node), where)
     if isinstance(receiver, Unknown) and receiver.hole.volatility.is_volatile:
         return volatile_method(ev, receiver, name, args)
+    if isinstance(receiver, NoneVal) and name in ("replace", "format", "format_map") and target is not None:
+        # `self.system_prompt.format(...)` where the attribute's default is None: a template given
+        # at construction (None would not have a `.format`).
+        receiver = unknown(frame.module.snippet(target), frame.module.location(target))
     if isinstance(receiver, Unknown) and name in ("replace", "format", "format_map"):
         values = args[1:2] if name == "replace" else [*args, *kwargs.values()]
         if name == "format_map" and args and isinstance(args[0], Mapping):
@@ -569,12 +573,18 @@ def filled_unknown(receiver: Unknown, values: list[Value], frame: "Frame", node:
     """``unknown_template.replace("{date}", now)`` / ``.format(date=now)``: the volatile values
     sit somewhere inside text we cannot see, which is taken to be the same on every call."""
     where = frame.module.location(node)
-    volatile = [v for v in values if most_volatile(v) is not None]
-    if not volatile:
-        return None
+    inserted_values = [v for v in values if most_volatile(v) is not None]
+    if not inserted_values:
+        # Unknown values (the request-derived stage may still recognise them) in a template read
+        # from an attribute: `self.system_prompt.format(context_data=result.chunks)`.
+        if not isinstance(node.func, ast.Attribute) or not isinstance(node.func.value, ast.Attribute):
+            return None
+        inserted_values = [v for v in values if isinstance(v, Unknown)]
+        if not inserted_values:
+            return None
     rest = Hole(Volatility.STABLE, f"the rest of `{receiver.hole.expression}`", where,
                 assumption="the template text around the inserted value is the same on every call")
-    inserted = tuple(seg for value in volatile for seg in as_text(value, where, "value"))
+    inserted = tuple(seg for value in inserted_values for seg in as_text(value, where, "value"))
     return Text((receiver.hole, *inserted, rest))
 
 
