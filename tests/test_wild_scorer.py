@@ -170,3 +170,20 @@ def test_labels_of_an_unknown_repository_or_duplicate_ids_are_refused(tmp_path: 
 
 def test_committed_labels_and_judgements_parse() -> None:
     assert score.main(["--check-labels"]) == 0
+
+
+def test_judgements_are_merged_and_a_later_one_replaces_an_earlier(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    judged = tmp_path / "judged.jsonl"
+    first = {"repo": "acme/shop", "path": "shop/app.py", "line": 12, "rule": "PC001", "message_start": "per-request",
+             "verdict": False, "reason": "first look"}
+    judged.write_text(json.dumps(first) + "\n")
+    new = tmp_path / "new.jsonl"
+    new.write_text(json.dumps(dict(first, verdict=True, reason="read again")) + "\n"
+                   + json.dumps(dict(first, line=3, reason="another")) + "\n")
+    assert score.add_judged(judged, [new]) == 0
+    records = [json.loads(line) for line in judged.read_text().splitlines()]
+    assert [(r["line"], r["verdict"], r["reason"]) for r in records] == [(3, False, "another"), (12, True, "read again")]
+
+    new.write_text(json.dumps(dict(first, verdict=None)) + "\n")
+    assert score.add_judged(judged, [new]) == 2
+    assert "needs a verdict" in capsys.readouterr().err

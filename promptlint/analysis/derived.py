@@ -17,6 +17,7 @@ import re
 from dataclasses import replace
 
 from promptlint.analysis.index import nodes_of
+from promptlint.analysis.summaries import target_names
 from promptlint.model import Hole, Origin, Part, PromptLayout, Volatility
 
 WORD = re.compile(r"[A-Za-z_]\w*")
@@ -91,16 +92,16 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
     fixed point (flow-insensitive: any assignment in the function counts)."""
     uses: list[tuple[set[str], set[str]]] = []  # (targets, names used by the value)
     for node in nodes_of(function, ast.Assign):
-        uses.append(({n for t in node.targets for n in _targets(t)}, _used(node.value)))
+        uses.append(({n for t in node.targets for n in target_names(t)}, _used(node.value)))
     for node in [*nodes_of(function, ast.AnnAssign), *nodes_of(function, ast.AugAssign), *nodes_of(function, ast.NamedExpr)]:
         if node.value is not None:
-            uses.append((set(_targets(node.target)), _used(node.value)))
+            uses.append((set(target_names(node.target)), _used(node.value)))
     for node in [*nodes_of(function, ast.For), *nodes_of(function, ast.AsyncFor)]:
-        uses.append((set(_targets(node.target)), _used(node.iter)))
+        uses.append((set(target_names(node.target)), _used(node.iter)))
     for node in [*nodes_of(function, ast.With), *nodes_of(function, ast.AsyncWith)]:
         for item in node.items:
             if item.optional_vars is not None:
-                uses.append((set(_targets(item.optional_vars)), _used(item.context_expr)))
+                uses.append((set(target_names(item.optional_vars)), _used(item.context_expr)))
     local = {name for targets, _ in uses for name in targets}
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         arguments = function.args
@@ -120,10 +121,10 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
 
 def local_names(function: ast.AST) -> set[str]:
     """Parameters and assigned names of a definition."""
-    names = {n for node in nodes_of(function, ast.Assign) for t in node.targets for n in _targets(t)}
+    names = {n for node in nodes_of(function, ast.Assign) for t in node.targets for n in target_names(t)}
     names |= {n for node in [*nodes_of(function, ast.AnnAssign), *nodes_of(function, ast.AugAssign),
                              *nodes_of(function, ast.For), *nodes_of(function, ast.AsyncFor)]
-              for n in _targets(node.target)}
+              for n in target_names(node.target)}
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         arguments = function.args
         names |= {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
@@ -168,18 +169,6 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
     return replace(hole, volatility=Volatility.PER_REQUEST, origin=origin,
                    assumption=f"{source} is the request's own input (the final user turn){via}, "
                               f"so this text changes with every request")
-
-
-def _targets(target: ast.AST) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for element in target.elts for n in _targets(element)]
-    if isinstance(target, ast.Starred):
-        return _targets(target.value)
-    if isinstance(target, ast.Subscript):  # kwargs["context"] = ...: the dict holds it
-        return _targets(target.value)
-    return []  # attributes (self.x = ...) are not local names
 
 
 def _used(value: ast.AST) -> set[str]:

@@ -185,16 +185,16 @@ def _carriers(node: ast.AST, params: set[str]) -> dict[str, set[str]]:
     carriers: dict[str, set[str]] = {name: {name} for name in params}
     bindings: list[tuple[list[str], ast.AST]] = []
     for item in nodes_of(node, ast.Assign):
-        bindings.append(([n for t in item.targets for n in _target_names(t)], item.value))
+        bindings.append(([n for t in item.targets for n in target_names(t)], item.value))
     for item in nodes_of(node, ast.AnnAssign):
         if item.value is not None:
-            bindings.append((_target_names(item.target), item.value))
+            bindings.append((target_names(item.target), item.value))
     for item in nodes_of(node, ast.AugAssign):
-        bindings.append((_target_names(item.target), item.value))
+        bindings.append((target_names(item.target), item.value))
     for item in nodes_of(node, ast.NamedExpr):
-        bindings.append((_target_names(item.target), item.value))
+        bindings.append((target_names(item.target), item.value))
     for loop in [*nodes_of(node, ast.For), *nodes_of(node, ast.AsyncFor)]:
-        bindings.append((_target_names(loop.target), loop.iter))
+        bindings.append((target_names(loop.target), loop.iter))
     for call in nodes_of(node, ast.Call):
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert") \
@@ -209,15 +209,17 @@ def _carriers(node: ast.AST, params: set[str]) -> dict[str, set[str]]:
     return carriers
 
 
-def _target_names(target: ast.AST) -> list[str]:
+def target_names(target: ast.AST) -> list[str]:
+    """The local names an assignment target binds (``messages[0] = ...`` rebinds ``messages``;
+    attributes are not local names)."""
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for element in target.elts for n in _target_names(element)]
+        return [n for element in target.elts for n in target_names(element)]
     if isinstance(target, ast.Starred):
-        return _target_names(target.value)
+        return target_names(target.value)
     if isinstance(target, ast.Subscript):  # messages[0] = ...: the list now holds it
-        return _target_names(target.value)
+        return target_names(target.value)
     return []
 
 
