@@ -253,3 +253,16 @@ class LocalSearch:
         messages = [{"role": "system", "content": prompt}, {"role": "user", "content": query}]
         return await self.model.completion_async(messages=messages)
 '''}) == []
+
+
+def test_loading_an_empty_string_is_not_a_crash(tmp_path: Path) -> None:
+    """Found on bench/wild (skyvern): `json.loads("")` in code the evaluator runs stopped the
+    analysis of five files with an IndexError."""
+    assert findings(tmp_path, {"app.py": '''
+import json
+from openai import OpenAI
+
+def answer(question):
+    defaults = json.loads("")
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": question}])
+'''}) == []

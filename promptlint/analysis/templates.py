@@ -92,7 +92,7 @@ def load_structured(ev: "Evaluator", source: Value, kind: str, frame: "Frame", n
     """yaml.safe_load / json.load(s) / tomllib.load(s) of a prompt file, with line numbers."""
     if isinstance(source, Obj) and source.type == "file":
         source = file_text(ev, source.field("path") or NONE, frame, node)
-    if not isinstance(source, Text) or literal_text(source) is None:
+    if not isinstance(source, Text) or not source.segs or literal_text(source) is None:
         return unknown("loaded data", frame.module.location(node) if node else None, Volatility.STABLE)
     piece = source.segs[0]
     assert isinstance(piece, Literal)
