@@ -256,13 +256,13 @@ class LocalSearch:
 
 
 def test_loading_an_empty_string_is_not_a_crash(tmp_path: Path) -> None:
-    """Found on bench/wild (skyvern): `json.loads("")` in code the evaluator runs stopped the
+    """Found on bench/wild (skyvern): `json.loads` of an empty joined string in code the evaluator runs stopped the
     analysis of five files with an IndexError."""
     assert findings(tmp_path, {"app.py": '''
 import json
 from openai import OpenAI
 
 def answer(question):
-    defaults = json.loads("")
+    defaults = json.loads("".join([]))
     return OpenAI().chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": question}])
 '''}) == []
