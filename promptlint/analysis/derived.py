@@ -102,10 +102,7 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
         for item in node.items:
             if item.optional_vars is not None:
                 uses.append((set(target_names(item.optional_vars)), _used(item.context_expr)))
-    local = {name for targets, _ in uses for name in targets}
-    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        arguments = function.args
-        local |= {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    local = local_names(function) | {name for targets, _ in uses for name in targets}
     derived = inputs & local  # module names and globals in the user turn are not its input
     if not derived:
         return set()

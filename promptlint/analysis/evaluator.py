@@ -116,6 +116,7 @@ class Evaluator:
         # value becomes system content further down.
         self.wrappers: dict[str, frozenset[str]] = {}
         self._user_inputs: dict[int, set[str]] = {}  # definition -> names forming its user messages
+        self._derived: dict[tuple[int, frozenset[str]], set[str]] = {}  # (definition, inputs) -> derived names
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -875,20 +876,8 @@ class Evaluator:
         else:
             callee = self.eval(func, frame)
         args, kwargs = self.eval_arguments(node, frame)
-        if "role" in kwargs and self.is_system_role(kwargs["role"]):
-            self.assembled(frame, node, "role= keyword", self.message_text(kwargs.get, args))
-        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        if called in self.wrappers and any(slot[0] == "s" for slot in self.wrappers[called]):
-            self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
-        elif called is not None and self.on_assembly is not None:
-            named = [k for k in self.knowledge.system_keywords if k in kwargs]
-            if named:  # `model_func(query, system_prompt=...)`: a model function chosen at runtime
-                slots = {f"s={k}" for k in named} | {("u" + (a if a[0] == "#" else f"={a}"))
-                                                     for a in self.knowledge.user_arguments}
-                if called[:1].isupper():  # `SessionParams(system_prompt=...)`: built once for a session
-                    kwargs = {k: cap_volatility(v, Volatility.PER_SESSION, f"`{called}` is built once for a session")
-                              if k in named else v for k, v in kwargs.items()}
-                self.wrapper_arguments(called, frozenset(slots), args, kwargs, frame, node)
+        if self.on_assembly is not None:
+            self.assembly_by_shape(node, args, kwargs, frame)
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             if isinstance(receiver, _PLAIN_VALUES):
@@ -1247,6 +1236,27 @@ class Evaluator:
                 return value
         return args[0] if args else None
 
+    def assembly_by_shape(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
+        """Assembly points recognised at any call, resolved or not: a `role=` system message, a
+        call to an inferred wrapper, or a call passing a `system_prompt=`-like keyword."""
+        if "role" in kwargs and self.is_system_role(kwargs["role"]):
+            self.assembled(frame, node, "role= keyword", self.message_text(kwargs.get, args))
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if called is None:
+            return
+        if called in self.wrappers and any(slot[0] == "s" for slot in self.wrappers[called]):
+            self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
+            return
+        named = [k for k in self.knowledge.system_keywords if k in kwargs]
+        if named:  # `model_func(query, system_prompt=...)`: a model function chosen at runtime
+            slots = {f"s={k}" for k in named} | {("u" + (a if a[0] == "#" else f"={a}"))
+                                                 for a in self.knowledge.user_arguments}
+            if called[:1].isupper():  # `SessionParams(system_prompt=...)`: built once for a session
+                kwargs = {k: cap_volatility(v, Volatility.PER_SESSION, f"`{called}` is built once for a session")
+                          if k in named else v for k, v in kwargs.items()}
+            self.wrapper_arguments(called, frozenset(slots), args, kwargs, frame, node)
+
     def assembly_call(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                       node: ast.Call | None) -> None:
         """A system-message constructor or an agent constructor taking instructions."""
@@ -1279,7 +1289,7 @@ class Evaluator:
         inputs = input_names([ast.unparse(expr) for expr in user_expressions])
         if not user_expressions and frame.function is not None:
             inputs = self.user_turn_inputs(frame.function)  # `.add_system_message(p).add_user_message(q)`
-        derived = derived_names(frame.function, inputs) if inputs and frame.function is not None else set()
+        derived = self.derived(frame.function, inputs) if inputs and frame.function is not None else set()
         for slot in slots:
             if slot[0] != "s":
                 continue
@@ -1306,8 +1316,14 @@ class Evaluator:
             # A system message built next to the user's message: what that message is made of is
             # the request's input here (`[{"role": "system", ...}, {"role": "user", "content": q}]`).
             inputs = self.user_turn_inputs(frame.function)
-            derived = derived_names(frame.function, inputs) if inputs else set()
+            derived = self.derived(frame.function, inputs) if inputs else set()
         self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by)
+
+    def derived(self, function: ast.AST, inputs: set[str]) -> set[str]:
+        key = (id(function), frozenset(inputs))
+        if key not in self._derived:
+            self._derived[key] = derived_names(function, inputs)
+        return self._derived[key]
 
     def user_turn_inputs(self, function: ast.AST) -> set[str]:
         key = id(function)
