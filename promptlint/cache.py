@@ -208,16 +208,19 @@ class FileFacts:
     # calls (``x.create(`` gives ``create``), so a file that cannot reach an LLM call is never parsed.
     # Stored apart, by content hash (``Cache.called``): None until needed.
     called: tuple[str, ...] | None = None
+    # Builds a system message or passes a system keyword (facts.ROLE_KEY): an assembly-point
+    # candidate even without an SDK import. Kept with the facts so a warm run need not load `called`.
+    role: bool = False
 
     def to_json(self) -> list[Any]:
         return [list(self.signature), self.sha, self.text_ok, self.package, list(self.imports),
-                self.date_pin, self.directive, self.definitions_hash]
+                self.date_pin, self.directive, self.definitions_hash, self.role]
 
     @classmethod
     def from_json(cls, data: Any) -> FileFacts:
-        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash = data
+        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash, role = data
         return cls(tuple(signature), sha, bool(text_ok), str(package), tuple(imports), bool(date_pin),
-                   bool(directive), definitions_hash)
+                   bool(directive), definitions_hash, role=bool(role))
 
 
 Definitions = tuple[tuple[str, frozenset[str], bool, tuple[tuple[int, str, str], ...]], ...]  # reach.Definition

@@ -37,7 +37,7 @@ from promptlint.facts import (
     module_names,
     relative_key,
 )
-from promptlint.knowledge import ROLE_MARKER, Knowledge, load_knowledge
+from promptlint.knowledge import Knowledge, load_knowledge
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
 from promptlint.parallel import (
     EntryOutcome,
@@ -74,7 +74,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         if cache is not None and whole_project:
             cache.retain_files({relative_key(p, root) for p in python_files})
         project = Project(root, python_files, cwd, config.max_file_bytes, names)
-        role_builders = {p for p, f in facts.items() if f.text_ok and ROLE_MARKER in called_names_of(p, f, cache)}
+        role_builders = {p for p, f in facts.items() if f.text_ok and f.role}
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers)
     if cache is not None:

@@ -97,9 +97,10 @@ def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
     if len(data) > MAX_CONFIG_BYTES or b"\x00" in data:
         return FileFacts(signature, sha, False, package, (), False, False, definitions)
     text = data.decode("utf-8", errors="replace")
+    called = called_names_in_text(text)
     return FileFacts(signature, sha, True, package, tuple(sorted(imported_modules(text, package))),
                      any(word in text for word in DATE_PIN_WORDS), _maybe_directive().search(text) is not None,
-                     definitions, called_names_in_text(text))
+                     definitions, called, role=ROLE_MARKER in called)
 
 
 def called_names_of(path: Path, facts: FileFacts, cache: Cache | None) -> tuple[str, ...]:
