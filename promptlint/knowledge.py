@@ -101,6 +101,11 @@ def _builtin_tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], d
             _load_yaml("prompt_sinks.yaml"))
 
 
+def builtin_system_keywords() -> tuple[str, ...]:
+    """Keyword arguments that name system content in any call (rules/prompt_sinks.yaml)."""
+    return tuple(_builtin_tables()[3]["system_keywords"])
+
+
 def _argument_lists(table: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(str(arg) for arg in args) for name, args in table.items()}
 
