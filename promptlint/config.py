@@ -28,6 +28,9 @@ class Config:
     respect_gitignore: bool = True
     fail_on: Severity = Severity.WARNING
     show_info: bool = False
+    # Not a setting: False when info findings are analyzed only for suppressions and then hidden,
+    # so the estimator (a ~0.6 s tokenizer load) is not run for them.
+    estimate_info: bool = True
     min_stable_chars: int = 200  # stable text after a volatile value below this is "a few tokens"
     # Knowledge extensions (same shapes as the files in rules/):
     sources: dict[str, Any] = field(default_factory=dict, hash=False)

@@ -472,10 +472,14 @@ def _resolved(path: Path) -> Path:
 
 
 def _estimate(result: AnalysisResult, config: Config) -> AnalysisResult:
-    if not result.findings:  # a clean run does not even import the estimator (~30 ms)
+    shown = result.findings if config.estimate_info else \
+        tuple(f for f in result.findings if f.severity is not Severity.INFO)
+    if not shown:  # a clean run does not even import the estimator (~30 ms) nor load a tokenizer
         return result
     try:
         from promptlint.estimate import estimate
     except ImportError:
         return result
-    return estimate(result, config)
+    estimated = iter(estimate(replace(result, findings=shown), config).findings)
+    return replace(result, findings=tuple(next(estimated) if config.estimate_info or f.severity is not Severity.INFO
+                                          else f for f in result.findings))

@@ -120,3 +120,29 @@ def test_shared_notes_are_printed_once():
     assert shared == ["unknown model"]
     assert own == [["approx"], [], ["below min"]]
     assert split_notes(["a; b"]) == ([], [["a", "b"]])
+
+
+def test_hidden_info_findings_are_not_estimated_but_shown_ones_are(tmp_path: Path) -> None:
+    """Info findings are analyzed for suppressions even when hidden; only what is shown is priced
+    (loading the tokenizer is most of a warm run)."""
+    from promptlint.config import Config
+    from promptlint.pipeline import CheckOptions, run_check
+
+    (tmp_path / "agent.py").write_text(textwrap.dedent('''
+        from datetime import date
+        from openai import OpenAI
+        POLICY = "You answer questions about Acme routers." + " word" * 600
+        def answer(question):
+            system = f"Today is {date.today()}.\\n" + POLICY
+            return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": question}])
+    '''), encoding="utf-8")
+    from promptlint.engine import analyze
+
+    for_suppressions = analyze([tmp_path], Config(root=tmp_path, cache_dir=None, show_info=True, estimate_info=False),
+                               tmp_path)
+    shown = analyze([tmp_path], Config(root=tmp_path, cache_dir=None, show_info=True), tmp_path)
+    assert [f.severity.value for f in for_suppressions.findings] == ["info"] == [f.severity.value for f in shown.findings]
+    assert for_suppressions.findings[0].estimate is None
+    assert shown.findings[0].estimate is not None and shown.findings[0].estimate.tokenizer == "o200k_base"
+    assert run_check([tmp_path], Config(root=tmp_path, cache_dir=None), CheckOptions(), tmp_path).result.findings == ()
