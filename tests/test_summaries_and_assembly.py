@@ -266,3 +266,29 @@ def answer(question):
     defaults = json.loads("".join([]))
     return OpenAI().chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": question}])
 '''}) == []
+
+
+def test_a_framework_system_message_declared_in_config(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {"app.py": '''
+from datetime import datetime
+from myframework.messages import SystemPrompt
+RULES = "Answer questions about invoices; quote the invoice number. " * 60
+def build():
+    return SystemPrompt(text=f"Now: {datetime.now()}\\n{RULES}")
+'''})
+    plain = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    declared = analyze([root], Config(root=root, cache_dir=None,
+                                      system_messages={"myframework.messages.SystemPrompt": ["text", "#0"]}), cwd=root)
+    assert plain.findings == ()
+    assert [(f.location.line, f.severity.value) for f in declared.findings] == [(5, "error")]
+
+
+def test_assembly_declarations_in_config_are_checked() -> None:
+    import pytest
+
+    from promptlint.config import ConfigError, apply_settings
+
+    config = apply_settings(Config(), {"agent-instructions": {"myframework.Agent": ["persona", "#0"]}}, "pyproject.toml")
+    assert load_knowledge(config).agent_instructions["myframework.Agent"] == ("persona", "#0")
+    with pytest.raises(ConfigError, match="'system-messages' must be a table of qualified name"):
+        apply_settings(Config(), {"system-messages": {"myframework.Prompt": "text"}}, "pyproject.toml")
