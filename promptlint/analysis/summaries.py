@@ -16,9 +16,12 @@ facts, see ``reach.definition_calls``):
   with that slot, at any depth. Calls are matched by last name, as in the reach (every project
   definition of that name: class-hierarchy dispatch over-approximated by name).
 
-The evaluator then treats a call to a wrapper as an assembly point for the volatile values it is
-given in a wrapper slot (``Evaluator.wrapper_arguments``): the value is judged as system content
-in the caller, where it is known.
+Flows into the user's turn (``user``) are kept the same way: they tell the request-derived stage
+(``analysis/derived.py``) which argument of a wrapper call is the request's own input.
+
+The evaluator then treats a call to a wrapper as an assembly point for the values it is given in
+a system slot (``Evaluator.wrapper_arguments``): the value is judged as system content in the
+caller, where it is known.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ class SinkShapes:
         self.content_keys = tuple(content_keys)
         self.constructors = constructors  # last name -> argument specs holding system text
         self.api_methods = frozenset(api_methods)
-        self.system_keywords = frozenset(system_keywords)
+        self.system_keywords = frozenset(system_keywords)  # LLM API keywords holding system text
 
 
 def sink_shapes(knowledge: Knowledge) -> SinkShapes:
