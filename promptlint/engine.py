@@ -229,7 +229,7 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     direct = frozenset(knowledge.assembly_names) | frozenset(system_wrappers(wrappers))
     for path, found in definitions.items():
         hops[path] = [hop if hop is not None or calls.isdisjoint(direct) else 0
-                      for hop, (_, calls, _, _) in zip(hops.get(path) or [None] * len(found), found)]
+                      for hop, (_, calls, _, _) in zip(hops[path], found)]
     names = frozenset(names) | direct
     selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
     ordered = tuple(sorted(wrappers.items()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -142,7 +142,7 @@ def module_names(python_files: list[Path], root: Path) -> dict[Path, list[str]]:
 
 
 def entry_paths(facts: dict[Path, FileFacts], names: dict[Path, list[str]], requested: set[Path],
-                knowledge: Knowledge, role_builders: set[Path] = frozenset()) -> list[Path]:  # type: ignore[assignment]
+                knowledge: Knowledge, role_builders: Collection[Path] = ()) -> list[Path]:
     """Files that import an LLM SDK, a framework with assembly points or a declared wrapper,
     directly or through project modules; files that build role-tagged messages; plus requested
     files that cannot be read as text, so the parser reports why."""

@@ -26,7 +26,8 @@ from promptlint.analysis import index
 from promptlint.analysis.index import ClassInfo, ModuleInfo
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
-from promptlint.analysis.summaries import sink_shapes
+from promptlint.analysis.derived import derived_names, input_names, mark_request_derived
+from promptlint.analysis.summaries import is_test_path, sink_shapes
 from promptlint.cache import Definitions, FileFacts
 from promptlint.facts import FactsTask, file_facts
 from promptlint.knowledge import Knowledge
@@ -53,7 +54,6 @@ MIN_PARALLEL_FACTS_BYTES = 4_000_000  # about 100,000 lines: less is read faster
 HEAVY_SHARE = 20  # the largest twentieth of the tasks is scheduled first
 
 
-
 @dataclass(frozen=True)
 class Settings:
     """What every worker needs, given once when the pool starts."""
@@ -72,8 +72,8 @@ class EntryTask:
     path: Path
     selected: tuple[int, ...]  # indices into the module's definitions (reach order) to evaluate
     reaching_names: frozenset[str] | None  # names of functions that can reach an LLM call
-    parse_only: bool = False
-    wrappers: tuple[tuple[str, frozenset[str]], ...] = ()  # inferred wrappers (analysis/summaries.py)  # only report whether the module can be read and parsed
+    parse_only: bool = False  # only report whether the module can be read and parsed
+    wrappers: tuple[tuple[str, frozenset[str]], ...] = ()  # inferred wrappers (analysis/summaries.py)
 
 
 @dataclass(frozen=True)
@@ -204,8 +204,6 @@ class LayoutCollector:
                 owner: Obj | None) -> None:
         from promptlint.analysis.layout import build_layout, call_site
 
-        from promptlint.analysis.derived import derived_names, input_names, mark_request_derived
-
         spec = self.knowledge.apis[name]
         location = frame.module.location(node)
         site = call_site(node, frame.module, spec, kwargs, owner, location, frame.qualname)
@@ -219,10 +217,7 @@ class LayoutCollector:
 
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
                     inputs: set[str], computed_by: set[str] | None = None) -> None:
-        from promptlint.analysis.derived import mark_request_derived
         from promptlint.analysis.layout import assembly_layout
-
-        from promptlint.analysis.summaries import is_test_path
 
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged

@@ -18,6 +18,7 @@ from typing import Any, Callable
 from promptlint.analysis import templates
 from promptlint.analysis.derived import derived_names, input_names, local_names, user_turn_names
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
+from promptlint.analysis.layout import argument
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import called_names
 from promptlint.analysis.values import (
@@ -1262,8 +1263,6 @@ class Evaluator:
         """A system-message constructor or an agent constructor taking instructions."""
         if self.on_assembly is None or node is None:
             return
-        from promptlint.analysis.layout import argument
-
         short = qualname.rsplit(".", 1)[-1]
         if qualname in self.knowledge.system_messages:
             found = [argument(a, args, kwargs, None) for a in self.knowledge.system_messages[qualname]]

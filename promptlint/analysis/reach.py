@@ -33,10 +33,11 @@ HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTI
 
 
 def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(),
-                 system_roles: frozenset[str] = frozenset({"system", "developer"})) -> set[str]:
+                 system_roles: frozenset[str] = frozenset()) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
-    (``messages.create``), plus ``ROLE_MARKER`` where it builds a role-tagged message or passes
-    a keyword naming system content (``system_keywords``). A call that cannot send a prompt is marked after its name: with no
+    (``messages.create``), plus ``ROLE_MARKER`` where it builds a message with one of
+    ``system_roles`` or passes one of ``system_keywords`` (rules/prompt_sinks.yaml). A call that
+    cannot send a prompt is marked after its name: with no
     arguments at all (``query.stream()``), ``NO_ARGUMENTS``; with an HTTP method first
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
@@ -109,7 +110,7 @@ def definition_calls(module: ModuleInfo, shapes: SinkShapes | None = None) -> li
     runs at import or as a script) as one more: all ``reach_over`` and ``infer_wrappers`` need,
     small enough to cache per file."""
     keywords = shapes.any_call_keywords if shapes is not None else frozenset()
-    roles = shapes.system_roles if shapes is not None else frozenset({"system", "developer"})
+    roles = shapes.system_roles if shapes is not None else frozenset()
     found = [(name, frozenset(called_names(node, keywords, roles)), callable_without_arguments(node, owner is not None),
               parameter_flows(node, owner is not None, shapes) if shapes is not None else ())
              for name, node, owner in module_definitions(module)]

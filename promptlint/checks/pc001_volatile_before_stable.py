@@ -151,9 +151,6 @@ def chat(history: list):
                                   messages=history)
 """,
         },
-    ]
-
-    INVALID += [
         # Judged where it is assembled: a builder with no LLM call in sight.
         """
 from datetime import datetime
