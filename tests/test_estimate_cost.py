@@ -288,3 +288,14 @@ def test_volatile_cache_key_loses_the_whole_prefix():
     assert "cold cache" in est.losses[0].note
     est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=-1, calls_per_day=BUSY)
     assert est.lost_tokens_per_call == 1100  # the clean-looking breakpoint does not help
+
+
+def test_a_tiny_lower_bound_is_shown_as_unknown_not_priced() -> None:
+    from promptlint.estimate import format_estimate
+    from promptlint.model import Estimate, ProviderLoss
+
+    loss = ProviderLoss("groq", "gpt-oss-120b", 1, 0.0001, 0.0022, 1000.0, "2025-09")
+    line = format_estimate(Estimate(1, "o200k_base", exact=False, unknown_length=True, losses=(loss,)))
+    assert line.startswith("lost cached tokens per call: unknown") and "only 1 known" in line and "$" not in line
+    known = format_estimate(Estimate(1, "o200k_base", exact=False, unknown_length=False, losses=(loss,)))
+    assert known.startswith("~1 cached tokens") and "$0.0022/month" in known

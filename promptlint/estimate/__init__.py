@@ -122,6 +122,9 @@ def _estimate_note(unknown: list[str], counter: TokenCounter, priced: tuple[Pric
     return "; ".join(notes)
 
 
+SMALLEST_MEANINGFUL_BOUND = 64  # tokens: below the smallest provider cache block that pays off
+
+
 def format_estimate(estimate: Estimate | None) -> str:
     """One line for reporters, e.g. "~1,850 cached tokens lost per call; up to $957.38/month
     (anthropic/claude-sonnet-4.5, 5,000 calls/day, prices as of 2026-10-08) [estimate]"."""
@@ -134,6 +137,11 @@ def format_estimate(estimate: Estimate | None) -> str:
         return f"no cached tokens lost per call{': ' + why if why else ''} [estimate]"
     bound = "at least " if estimate.unknown_length else "~"
     accuracy = "exact" if estimate.exact else "approx."
+    if estimate.unknown_length and estimate.lost_tokens_per_call < SMALLEST_MEANINGFUL_BOUND:
+        # A lower bound of a few tokens (a newline known before text we cannot see) says nothing:
+        # pricing it would read as "this costs nothing".
+        return (f"lost cached tokens per call: unknown (stable content of unknown length; only "
+                f"{estimate.lost_tokens_per_call:,} known, {estimate.tokenizer}) [estimate]")
     text = (f"{bound}{estimate.lost_tokens_per_call:,} cached tokens lost per call "
             f"({estimate.tokenizer}, {accuracy})")
     worst = max(estimate.losses, key=lambda loss: loss.usd_per_month, default=None)
