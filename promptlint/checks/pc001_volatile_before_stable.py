@@ -218,13 +218,17 @@ async def local_query(query, store, model_func):
             if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
                 severity = Severity.WARNING
             known_tail = after.chars + (LONG_STABLE_CHARS if after.unknown_length else 0)
+            consequence = "every call misses the prefix cache from here on"
             if only_assumed and (known_tail < context.min_stable_chars or
                                  (hole.category == "request-derived" and not after.unknown_length)):
                 # Judged at an assembly point with little known text after it: whether anything
                 # is lost depends on a history that may not exist (one-shot calls).
                 severity = Severity.INFO
+                known = f"only {after.chars:,} characters of" if after.chars else "no"
+                consequence = (f"{known} known stable text follow, so the loss depends on a conversation "
+                               "history being sent after it (info)")
             message = (f"{describe_hole(hole)} comes before {after.describe()} in the "
-                       f"`{layout.call.api}` prompt; every call misses the prefix cache from here on")
+                       f"`{layout.call.api}` prompt; {consequence}")
             if only_assumed:
                 message += f" (assumed: {after.assumed})"
             yield self.finding(layout, layout_index, index, hole, severity, message)
