@@ -39,6 +39,7 @@ class Config:
     wrappers: tuple[dict[str, Any], ...] = ()
     system_messages: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [text args]
     agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
+    lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
     # Estimator
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
     providers: tuple[str, ...] = ()  # providers/models to price when the call's model is unknown
@@ -69,6 +70,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "wrappers": "wrappers",
     "system-messages": "system_messages",
     "agent-instructions": "agent_instructions",
+    "lookups": "lookups",
     "tokenizer": "tokenizer",
     "providers": "providers",
     "calls-per-day": "calls_per_day",
@@ -189,6 +191,12 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
     if name == "sources":
         if not isinstance(value, dict):
             raise fail("a table of qualified name = {volatility, category}")
+        return value
+    if name == "lookups":
+        if not isinstance(value, dict) or not all(
+            isinstance(v, list) and all(isinstance(a, str) for a in v) for v in value.values()
+        ):
+            raise fail("a table of category = [method names or globs]")
         return value
     if name in ("system_messages", "agent_instructions"):
         if not isinstance(value, dict) or not all(

@@ -73,6 +73,23 @@ class Knowledge:
     user_arguments: tuple[str, ...] = ()
     user_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     agent_instructions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Lookups (rules/sources.yaml): (method glob, category) and, for generic method names,
+    # (category, methods, receiver words).
+    lookups: tuple[tuple[str, str], ...] = ()
+    lookup_receivers: tuple[tuple[str, frozenset[str], tuple[str, ...]], ...] = ()
+
+    def lookup_category(self, method: str, receiver: str | None) -> str | None:
+        """The category of a lookup call (``retrieval``, ``memory``) by its method's name and the
+        last name of the object it is called on; None when it is not one."""
+        method = method.lower()
+        for pattern, category in self.lookups:
+            if _glob_match(pattern, method):
+                return category
+        receiver = (receiver or "").lower()
+        for category, methods, words in self.lookup_receivers:
+            if method in methods and any(word in receiver for word in words):
+                return category
+        return None
 
     @property
     def assembly_names(self) -> frozenset[str]:
@@ -183,6 +200,11 @@ def load_knowledge(config: Config) -> Knowledge:
     system_messages = {**_argument_lists(sinks_raw["system_messages"]), **_argument_lists(config.system_messages)}
     agent_instructions = {**_argument_lists(sinks_raw["agent_instructions"]),
                           **_argument_lists(config.agent_instructions)}
+    lookups = [(str(name).lower(), category) for category, names in sources_raw.get("lookups", {}).items()
+               for name in names]
+    lookups += [(str(name).lower(), category) for category, names in config.lookups.items() for name in names]
+    lookup_receivers = tuple((category, frozenset(spec["methods"]), tuple(spec["receivers"]))
+                             for category, spec in sources_raw.get("lookup_receivers", {}).items())
     triggers = {name.split(".")[0] for name in calls_raw["types"]}
     triggers |= {name.split(".")[0] for name in [*apis, *system_messages, *agent_instructions]}
     return Knowledge(
@@ -205,4 +227,6 @@ def load_knowledge(config: Config) -> Knowledge:
         user_arguments=tuple(sinks_raw["user_arguments"]),
         user_messages=_argument_lists(sinks_raw["user_messages"]),
         agent_instructions=agent_instructions,
+        lookups=tuple(lookups),
+        lookup_receivers=lookup_receivers,
     )

@@ -99,11 +99,28 @@ def ask(history: list):
     assert findings(tmp_path) == []
 
 
+def test_declared_lookup_is_per_request(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": f'''
+from openai import OpenAI
+POLICY = {POLICY!r}
+def profile_block(crm, customer: str) -> str:
+    return "Customer profile: " + crm.fetch_profile(customer) + "\\n"
+def ask(crm, customer: str, history: list):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": profile_block(crm, customer) + POLICY}}, *history])
+'''})
+    assert findings(tmp_path) == []  # an unknown call: not flagged
+    (tmp_path / "pyproject.toml").write_text('[tool.promptlint.lookups]\nmemory = ["fetch_*"]\n')
+    found = findings(tmp_path)
+    assert [(f.rule, f.volatile_source.category) for f in found] == [("PC001", "memory")]
+
+
 @pytest.mark.parametrize("text,message", [
     ('[tool.promptlint]\nselekt = ["PC001"]\n', "unknown key 'selekt'"),
     ('[tool.promptlint]\nselect = ["PC999"]\n', "unknown rule code"),
     ('[tool.promptlint.sources]\n"x.y" = { volatility = "sometimes" }\n', "volatility must be one of"),
     ('[tool.promptlint]\n[[tool.promptlint.wrappers]]\napi = "x"\n', "needs 'callables' and 'parts'"),
+    ('[tool.promptlint]\nlookups = ["fetch_*"]\n', "a table of category"),
     ('[tool.promptlint\n', "cannot read configuration"),
 ])
 def test_bad_configuration_is_a_clear_error(tmp_path: Path, text: str, message: str) -> None:

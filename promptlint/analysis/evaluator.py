@@ -882,9 +882,39 @@ class Evaluator:
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             if isinstance(receiver, _PLAIN_VALUES):
-                return templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
+                result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
+                return self.lookup_result(node, result, args, kwargs, frame)
             callee = self.attribute(receiver, func.attr, frame, func)
-        return self.call(callee, args, kwargs, frame, node)
+        result = self.call(callee, args, kwargs, frame, node)
+        return self.lookup_result(node, result, args, kwargs, frame)
+
+    def lookup_result(self, node: ast.Call, result: Value, args: list[Value], kwargs: dict[str, Value],
+                      frame: Frame) -> Value:
+        """A lookup keyed by something that is not a constant (``retriever.search(question)``)
+        returns new content on every request, whatever the store is (rules/sources.yaml
+        ``lookups``). A result whose text is known, or a lookup with only constant keys, is kept."""
+        func = node.func
+        method = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if method is None or not (args or kwargs):
+            return result
+        unknowns = [h for h in holes_of(result) if h.volatility is Volatility.UNKNOWN and not h.is_history]
+        if not unknowns and not isinstance(result, (Obj, Instance)):
+            return result
+        receiver = _last_name(func.value) if isinstance(func, ast.Attribute) else None
+        category = self.knowledge.lookup_category(method, receiver)
+        if category is None or all(literal_text(v) is not None or isinstance(v, NoneVal)
+                                   for v in [*args, *kwargs.values()]):
+            return result
+        where = frame.module.location(node)
+        key = next((frame.module.snippet(a) for a in [*node.args, *(k.value for k in node.keywords)]
+                    if not isinstance(a, ast.Constant)), "its arguments")
+        hole = Hole(Volatility.PER_REQUEST, frame.module.snippet(node), None,
+                    origin=Origin(where, f"{method}()", category, Volatility.PER_REQUEST),
+                    assumption=f"`{method}()` is a {category} lookup keyed by `{key}`: what it returns "
+                               "changes with what is asked")
+        if not unknowns:
+            return Unknown(hole)  # an object we model (a response, a result list): its text is the lookup's
+        return map_holes(result, lambda h: hole if h.volatility is Volatility.UNKNOWN and not h.is_history else h)
 
     def eval_arguments(self, node: ast.Call, frame: Frame) -> tuple[list[Value], dict[str, Value]]:
         args: list[Value] = []
@@ -1398,6 +1428,15 @@ def _slot_node(call: ast.Call, slot: str) -> ast.expr | None:
         positional = call.args[index] if index < len(call.args) else None
         return None if isinstance(positional, ast.Starred) else positional
     return next((k.value for k in call.keywords if k.arg == slot[1:]), None)
+
+
+def _last_name(node: ast.AST) -> str | None:
+    """``chunks_vdb`` for ``self.chunks_vdb``, ``retriever`` for ``retriever`` or ``get_retriever()``."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _dotted(node: ast.AST) -> str | None:

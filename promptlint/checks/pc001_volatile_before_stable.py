@@ -37,7 +37,10 @@ the assembly point and says that the history after it is assumed.
 
 Values computed from the request's own input are per request too: text built from the name that
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
-placed earlier in the prompt is reported as `request-derived`.
+placed earlier in the prompt is reported as `request-derived`. So is the result of a *lookup*
+keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
+memory recalls; add your own in `[tool.promptlint.lookups]`), even where the user turn is not in
+sight: documents retrieved for this question belong after the history, in the final user turn.
 
 ## Known problems
 Severity follows how often the value changes: per-request values are errors (warnings when less
@@ -118,6 +121,17 @@ def answer(question: str, retriever) -> str:
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": question}])
 """,
+        # Retrieved content in the final user turn: the instructions and history stay a prefix.
+        """
+from openai import OpenAI
+client = OpenAI()
+RULES = "Cite the document ids. Never invent facts. " * 60
+def reply(memory, question: str, history: list):
+    facts = memory.search(question)
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": RULES}, *history,
+        {"role": "user", "content": f"{question}\\n\\nRelevant facts:\\n{facts}"}])
+""",
         # A conversation id before the history only: that history belongs to the conversation.
         """
 def build(conversation_id: str, history: list) -> list:
@@ -125,6 +139,19 @@ def build(conversation_id: str, history: list) -> list:
 """,
     ]
     INVALID = [
+        # A lookup (rules/sources.yaml `lookups`) keyed by the request, in a helper that never sees
+        # the user turn, ahead of the rules and the history.
+        """
+from openai import OpenAI
+client = OpenAI()
+RULES = "Cite the document ids. Never invent facts. " * 60
+def build_system(vector_store, topic: str) -> str:
+    notes = vector_store.search(topic)
+    return f"Background:\\n{notes}\\n\\n{RULES}"
+def reply(vector_store, topic: str, history: list):
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": build_system(vector_store, topic)}, *history])
+""",
         """
 from datetime import datetime
 from openai import OpenAI
