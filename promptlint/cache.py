@@ -211,16 +211,17 @@ class FileFacts:
     # Builds a system message or passes a system keyword (facts.ROLE_KEY): an assembly-point
     # candidate even without an SDK import. Kept with the facts so a warm run need not load `called`.
     role: bool = False
+    history_cut: bool = False  # may cut a conversation history from the front (PC009 parses it)
 
     def to_json(self) -> list[Any]:
         return [list(self.signature), self.sha, self.text_ok, self.package, list(self.imports),
-                self.date_pin, self.directive, self.definitions_hash, self.role]
+                self.date_pin, self.directive, self.definitions_hash, self.role, self.history_cut]
 
     @classmethod
     def from_json(cls, data: Any) -> FileFacts:
-        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash, role = data
+        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash, role, cut = data
         return cls(tuple(signature), sha, bool(text_ok), str(package), tuple(imports), bool(date_pin),
-                   bool(directive), definitions_hash, role=bool(role))
+                   bool(directive), definitions_hash, role=bool(role), history_cut=bool(cut))
 
 
 Definitions = tuple[tuple[str, frozenset[str], bool, tuple[tuple[int, str, str], ...]], ...]  # reach.Definition

@@ -11,6 +11,7 @@ every file it read, so the next run re-evaluates only what a change can affect.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import hashlib
 import os
@@ -28,6 +29,7 @@ from promptlint.analysis.summaries import infer_wrappers, is_test_path, system_w
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
+from promptlint.checks.pc009_sliding_history_window import SlidingHistoryWindow
 from promptlint.config import Config
 from promptlint.discover import discover, read_small_text
 from promptlint.facts import (
@@ -82,6 +84,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     findings = run_rules(analysis.layouts, config)
     pins = [p for p in python_files if facts[p].date_pin]
     findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config)
+    findings += history_window_findings(project, [p for p in python_files if facts[p].history_cut], config)
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
     errors = _errors(requested.errors, {**analysis.errors, **project.errors}, [(cwd / p).resolve() for p in paths],
                      cwd)
@@ -395,6 +398,25 @@ def template_findings(project: Project, files: set[Path], config: Config) -> lis
             texts[project.display(path)] = text
     assert isinstance(rule, ChatTemplateDate)
     return list(rule.check_files(texts))
+
+
+def history_window_findings(project: Project, files: list[Path], config: Config) -> list[Finding]:
+    """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one are
+    parsed (a file that does not parse is reported by the layout analysis, not here)."""
+    rule = RULES_BY_CODE["PC009"]
+    if rule not in selected_rules(config.select, config.ignore, config.extend_select):
+        return []
+    assert isinstance(rule, SlidingHistoryWindow)
+    findings: list[Finding] = []
+    for path in files:
+        text = read_small_text(path)
+        try:
+            tree = ast.parse(text) if text is not None else None
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        if tree is not None:
+            findings.extend(rule.check_module(project.display(path), tree))
+    return findings
 
 
 def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd: Path) -> list[Finding]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from promptlint.analysis.index import module_names_for
 from promptlint.cache import Cache, FileFacts, sha256_bytes
+from promptlint.checks.pc009_sliding_history_window import may_cut_history
 from promptlint.discover import MAX_CONFIG_BYTES
 from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_system_keywords
 from promptlint.prefilter import imported_modules, package_of, relevant_files
@@ -101,7 +102,7 @@ def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
     called = called_names_in_text(text)
     return FileFacts(signature, sha, True, package, tuple(sorted(imported_modules(text, package))),
                      any(word in text for word in DATE_PIN_WORDS), _maybe_directive().search(text) is not None,
-                     definitions, called, role=ROLE_MARKER in called)
+                     definitions, called, role=ROLE_MARKER in called, history_cut=may_cut_history(text))
 
 
 def called_names_of(path: Path, facts: FileFacts, cache: Cache | None) -> tuple[str, ...]:

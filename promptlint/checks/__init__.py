@@ -15,6 +15,7 @@ from promptlint.checks.pc005_volatile_cache_key import VolatileCacheKey
 from promptlint.checks.pc006_volatile_tool_definition import VolatileToolDefinition
 from promptlint.checks.pc007_cache_control_after_volatile import CacheControlAfterVolatile
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
+from promptlint.checks.pc009_sliding_history_window import SlidingHistoryWindow
 from promptlint.checks.pc900_unused_suppression import UnusedSuppression
 
 RULES: tuple[Rule, ...] = (
@@ -26,6 +27,7 @@ RULES: tuple[Rule, ...] = (
     VolatileToolDefinition(),
     CacheControlAfterVolatile(),
     ChatTemplateDate(),
+    SlidingHistoryWindow(),
     UnusedSuppression(),  # reported by promptlint.suppressions, after the analysis
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

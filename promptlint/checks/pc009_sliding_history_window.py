@@ -1,0 +1,337 @@
+"""PC009 sliding-history-window.
+
+## What it does
+Finds conversation histories that are cut from the front or the middle one message at a time once
+they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
+`messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens,
+`messages[:1] + messages[len(messages) - limit:]`, a `get_messages()` that returns only the last
+`buffer_size` messages of what it holds.
+
+## Why is this bad?
+A history that only grows is the cheapest prompt there is: every request repeats the previous one
+and adds a turn, so everything but the new turn is a cache hit. A window that slides by one
+message changes the first message after the system prompt on every request once it is full: from
+then on the whole history misses the cache on every call, and the longer the window the more each
+call pays. Dropping a screenshot or a message from the middle does the same from that point on.
+
+## Example
+```python
+def add_message(self, message: dict) -> None:
+    self.messages.append(message)
+    if len(self.messages) > self.max_messages:
+        self.messages = self.messages[-self.max_messages:]
+```
+
+## Use instead
+```python
+def add_message(self, message: dict) -> None:
+    self.messages.append(message)
+    if len(self.messages) > self.max_messages:
+        # Cut in one large block, so the next max_messages // 2 requests share a prefix again
+        # (or replace the dropped turns by a summary kept fixed until the next cut).
+        self.messages = self.messages[-(self.max_messages // 2):]
+```
+
+## Known problems
+The rule reads the code of the cut, not the request: it does not prove that the list is sent to a
+model. It looks only at lists named like a conversation (`messages`, `history`, `memory`,
+`conversation`, `turns`, `trajectory`, ...) that are cut under a length or budget check, stored
+back on an object, or returned by the method that hands the history out; a local copy cut once
+for a one-off summary is left alone. A window that drops half of the history at a time is still
+reported (it misses once per half window instead of on every call): keep it if that is the
+trade-off you chose, with a suppression comment saying so. Cuts inside frameworks (LangChain
+`trim_messages`, a buffer-window memory) are not seen.
+
+## Fix safety
+No automatic fix: what to keep when the history is too long is a product decision.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from promptlint.checks.base import Rule, RuleContext
+from promptlint.model import CallSite, Finding, Location, PromptLayout, Severity
+
+# Names of conversation containers (matched inside the last name: `short_memory`, `_messages`).
+HISTORY_WORDS = ("messages", "history", "memory", "memories", "conversation", "convo", "turns",
+                 "trajectory", "dialog", "chat_log")
+INDEX_NAMES = frozenset({"idx", "index", "pos", "position", "offset"})
+# What a limit compares: a length, a token count, a budget (`len(x)`, `token_count`, `max_images`).
+SIZE_NAME = re.compile(r"(?i)count|token|size|length|limit|max|budget|num|total|remain")
+HISTORY_NAME = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")")
+# A cheap text test before parsing: a history-named list sliced from the front, popped at an index,
+# deleted from, or rebuilt around a kept head.
+CANDIDATE = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")\w*\s*"
+                       r"(?:\[\s*-|\[[^\]\n]{0,80}:\s*\]|\.pop\(\s*[^)\s]|\[:\s*1\s*\]\s*\+)"
+                       r"|\bdel\s+[\w.]*(?:" + "|".join(HISTORY_WORDS) + r")")
+
+
+def may_cut_history(text: str) -> bool:
+    """Whether a file's text may hold a history cut (decides whether the file is parsed)."""
+    return CANDIDATE.search(text) is not None
+
+
+@dataclass(frozen=True)
+class Cut:
+    node: ast.AST
+    history: str  # the list's source text
+    how: str  # what the statement does, for the message
+
+
+class SlidingHistoryWindow(Rule):
+    code = "PC009"
+    name = "sliding-history-window"
+    summary = "The conversation history is cut from the front one message at a time"
+    fix_hint = "cut the history in large blocks (or summarize) so the prefix stays fixed for many turns"
+
+    VALID = [
+        # Append-only history: every request extends the previous one.
+        """
+class Memory:
+    def __init__(self):
+        self.messages = []
+    def add(self, message: dict) -> None:
+        self.messages.append(message)
+""",
+        # A local copy cut once for a one-off summary prompt.
+        """
+import json
+def summary_prompt(conversation_turns: list) -> str:
+    messages = [t for t in conversation_turns if not t.get("tool_calls")]
+    messages = messages[-3:]
+    return "Summarize:\\n" + json.dumps(messages)
+""",
+        # Skipping the system message is not a cut, nor is consuming a queue.
+        """
+def to_anthropic(messages: list) -> tuple:
+    return messages[0]["content"], messages[1:]
+def drain(pending_messages: list) -> None:
+    while pending_messages:
+        print(pending_messages.pop(0))
+""",
+    ]
+    INVALID = [
+        """
+class Memory:
+    def __init__(self, max_messages: int = 100):
+        self.messages = []
+        self.max_messages = max_messages
+    def add_message(self, message: dict) -> None:
+        self.messages.append(message)
+        if len(self.messages) > self.max_messages:
+            self.messages = self.messages[-self.max_messages:]
+""",
+        """
+class Worker:
+    def flush(self) -> None:
+        if len(self.agent.messages) > 2 * self.max_trajectory_length + 1:
+            self.agent.messages.pop(1)
+            self.agent.messages.pop(1)
+""",
+        """
+class BufferedContext:
+    async def get_messages(self) -> list:
+        return self._messages[-self._buffer_size:]
+""",
+        """
+import json
+def save(messages: list, path: str, length: int) -> None:
+    kept = messages[:1] + messages[1 + max(0, len(messages) - length):]
+    json.dump(kept, open(path, "w"))
+""",
+        """
+def fit(messages: list, count_tokens, limit: int) -> list:
+    while count_tokens(messages) > limit and messages:
+        messages.pop(len(messages) // 2)
+    return messages
+""",
+    ]
+
+    def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
+        return ()
+
+    def check_module(self, path: str, tree: ast.Module) -> Iterator[Finding]:
+        seen: set[tuple[int, str]] = set()
+        for scope, cut in history_cuts(tree):
+            if (id(scope), cut.history) in seen:
+                continue  # `pop(1)` twice under one guard: one root cause
+            seen.add((id(scope), cut.history))
+            line = getattr(cut.node, "lineno", 1)
+            location = Location(path, line, getattr(cut.node, "col_offset", 0) + 1,
+                                getattr(cut.node, "end_lineno", line) or line,
+                                (getattr(cut.node, "end_col_offset", 0) or 0) + 1)
+            message = (f"`{cut.history}` {cut.how}: once it is full, every request drops an earlier "
+                       "message, so the whole history after the cut misses the prefix cache on every call")
+            yield Finding(self.code, self.name, Severity.WARNING, location, message,
+                          CallSite(location, "conversation history", "any"), hint=self.fix_hint)
+
+
+def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
+    """Statements that cut a history-named list from the front or the middle, each with its scope
+    (the innermost guard around it, else its function)."""
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from _cuts_in(function)
+
+
+def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
+    for node, guards in _walk_with_guards(function.body, ()):
+        scope = guards[-1] if guards else function
+        guarded = any(_is_budget_check(g) for g in guards)
+        for cut in _cuts_at(function, node, guarded):
+            yield scope, cut
+
+
+def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, guarded: bool) -> Iterator[Cut]:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        yield from _slice_cut(node, node.targets[0], node.value, guarded, _returns_window(function))
+    elif isinstance(node, ast.Return) and node.value is not None and _returns_window(function):
+        history = _front_slice(node.value)
+        if history is not None and history.startswith("self.") and _configured_size(node.value):
+            yield Cut(node, history, f"is handed out as its last `{_slice_size(node.value)}` messages")
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        history = _popped(node.value)
+        if history is not None and guarded:
+            yield Cut(node, history, "loses an earlier message each time it is over its limit")
+    elif isinstance(node, ast.Delete) and guarded:
+        for target in node.targets:
+            history = _deleted_from(target)
+            if history is not None:
+                yield Cut(node, history, "loses an earlier part each time it is over its limit")
+
+
+def _slice_cut(node: ast.Assign, target: ast.expr, value: ast.expr, guarded: bool,
+               hands_out: bool) -> Iterator[Cut]:
+    kept_head = _kept_head(value)
+    if kept_head is not None:
+        yield Cut(node, kept_head, "keeps its first message and only the latest ones after it")
+        return
+    history = _front_slice(value)
+    if history is None:
+        return
+    stored = isinstance(target, ast.Attribute) and ast.unparse(target) == history
+    if stored or guarded or (hands_out and history.startswith("self.") and _configured_size(value)):
+        yield Cut(node, history, f"is cut to its last `{_slice_size(value)}` messages")
+
+
+def _walk_with_guards(body: list[ast.stmt], guards: tuple[ast.expr, ...]) -> Iterator[tuple[ast.stmt, tuple]]:
+    """Statements of a function (not of nested definitions) with the tests of the ifs and whiles
+    around them."""
+    for stmt in body:
+        yield stmt, guards
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        inner = (*guards, stmt.test) if isinstance(stmt, (ast.If, ast.While)) else guards
+        for field in ("body", "orelse", "finalbody"):
+            yield from _walk_with_guards(getattr(stmt, field, []) or [], inner)
+        for handler in getattr(stmt, "handlers", []) or []:
+            yield from _walk_with_guards(handler.body, inner)
+
+
+def _is_budget_check(test: ast.expr) -> bool:
+    """``len(x) > n``, ``tokens > limit``, ``removed_count < to_remove``: a size held to a limit. A
+    bounds check on an index (``index < len(x)``) is not one."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops):
+            operands = (node.left, *node.comparators)
+            if not any(_is_index(o) for o in operands) and any(_is_size(o) for o in operands):
+                return True
+    return False
+
+
+def _is_size(node: ast.expr) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        return True
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    return name is not None and SIZE_NAME.search(name) is not None
+
+
+def _is_index(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and (node.id in INDEX_NAMES or len(node.id) == 1)
+
+
+def _history(node: ast.expr) -> str | None:
+    """The source text of a history-named list expression, else None."""
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    return ast.unparse(node) if name is not None and HISTORY_NAME.search(name) else None
+
+
+def _front_slice(value: ast.expr) -> str | None:
+    """``h[-n:]`` or ``h[k:]`` with a computed ``k``: the history text, else None. ``h[1:]``
+    (skipping the system message) and other constant starts are not a window."""
+    if not (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)):
+        return None
+    window = value.slice
+    if window.upper is not None or window.step is not None or window.lower is None:
+        return None
+    lower = window.lower
+    if isinstance(lower, ast.Constant):
+        return None
+    if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub) and isinstance(lower.operand, ast.Constant):
+        return None  # h[-3:]: a fixed tail, taken for a one-off prompt rather than kept as the history
+    return _history(value.value)
+
+
+def _slice_size(value: ast.expr) -> str:
+    assert isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
+    lower = value.slice.lower
+    if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
+        return ast.unparse(lower.operand)
+    return f"len - ({ast.unparse(lower)})" if lower is not None else "?"
+
+
+def _configured_size(value: ast.expr) -> bool:
+    """The window's size is the object's own setting (``self._buffer_size``), not a caller's ``n``."""
+    assert isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
+    return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+               for node in ast.walk(value.slice))
+
+
+def _kept_head(value: ast.expr) -> str | None:
+    """``h[:1] + h[k:]`` with a computed ``k``: the first message kept, the oldest others dropped."""
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+        return None
+    head, tail = value.left, value.right
+    if not (isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Slice)
+            and head.slice.lower is None and isinstance(head.slice.upper, ast.Constant)):
+        return None
+    history = _history(head.value)
+    if history is None or not isinstance(tail, ast.Subscript) or not isinstance(tail.slice, ast.Slice):
+        return None
+    lower = tail.slice.lower
+    if lower is None or isinstance(lower, ast.Constant) or ast.unparse(tail.value) != history:
+        return None
+    return history
+
+
+def _popped(call: ast.Call) -> str | None:
+    """``h.pop(i)`` with an index that is not the end: the history text, else None."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "pop" and len(call.args) == 1):
+        return None
+    index = call.args[0]
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        return None  # pop(-1): the newest message, as an undo
+    return _history(call.func.value)
+
+
+def _deleted_from(target: ast.expr) -> str | None:
+    """``del h[i]``, ``del h[a:b]``, ``del h[i]["content"][j]`` (a part of an earlier message)."""
+    node = target
+    while isinstance(node, ast.Subscript):
+        inner = node.value
+        if not isinstance(inner, ast.Subscript):
+            index = node.slice
+            if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+                return None
+            return _history(inner)
+        node = inner
+    return None
+
+
+def _returns_window(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A method that hands the history out (``get_messages``, ``get_history``)."""
+    return function.name.startswith(("get_", "_get_", "load_")) and HISTORY_NAME.search(function.name) is not None
