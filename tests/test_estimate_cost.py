@@ -201,6 +201,15 @@ def test_history_makes_the_count_a_lower_bound():
     assert format_estimate(est).startswith("at least 1,920 cached tokens")
 
 
+def test_short_known_prefix_before_a_history_says_the_loss_depends_on_it():
+    parts = (Part("system", (clock(), words(600))), HISTORY, QUESTION)
+    est = run(parts, "openai", "gpt-4o", bust_index=0)
+    assert est.lost_tokens_per_call is None and est.unknown_length
+    line = format_estimate(est)
+    assert "the known stable prefix (600 tokens) is below gpt-4o's 1,024-token minimum" in line
+    assert "depends on the conversation history" in line and "nothing is cached either way" not in line
+
+
 def test_history_after_the_last_breakpoint_is_not_counted_as_lost():
     parts = (Part("system", (clock(), words(2000), CacheBreakpoint(None))), HISTORY, QUESTION)
     est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=0)

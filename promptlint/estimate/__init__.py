@@ -84,7 +84,7 @@ def _provider_loss(item: Priced, tokens: TokenLoss, context: _CallContext) -> Pr
     notes = [item.note, tokens.note]
     if (context.finding.bust_index or 0) < 0 and tokens.lost:
         notes.append("a request setting that changes per call sends every call to a cold cache")
-    if tokens.unknown:
+    if tokens.unknown and tokens.lost:
         notes.append("at least: plus " + ", ".join(tokens.unknown) + " (unknown length)")
     if not counter.is_exact_for(row.tokenizer):
         notes.append(f"tokens approximated with {counter.name}")
@@ -131,7 +131,9 @@ def format_estimate(estimate: Estimate | None) -> str:
     if estimate is None:
         return ""
     if estimate.lost_tokens_per_call is None:
-        return "lost cached tokens per call: unknown (stable content of unknown length) [estimate]"
+        why = next((loss.note.split("; at least")[0] for loss in estimate.losses if loss.note),
+                   "stable content of unknown length")
+        return f"lost cached tokens per call: unknown ({why}) [estimate]"
     if estimate.lost_tokens_per_call == 0 and not estimate.unknown_length:
         why = next((loss.note.split("; ")[0] for loss in estimate.losses if loss.note), "")
         return f"no cached tokens lost per call{': ' + why if why else ''} [estimate]"

@@ -92,7 +92,7 @@ def _automatic_loss(profile: PrefixProfile, row: PriceRow) -> TokenLoss:
     fixed = cached_automatic(profile.stable_end.position, profile.total, row.min_cacheable_tokens,
                              row.granularity)
     unknown = profile.unknowns_between(profile.bust, profile.stable_end)
-    note = _below_minimum(profile.stable_end.position, row) if fixed == 0 else ""
+    note = _below_minimum(profile.stable_end.position, row, unknown) if fixed == 0 else ""
     return TokenLoss(as_written, max(fixed, as_written), note, unknown)
 
 
@@ -110,12 +110,16 @@ def _breakpoint_loss(profile: PrefixProfile, row: PriceRow) -> TokenLoss:
     reach = fixed or max(fixed_points, key=lambda m: m.position)
     unknown = profile.unknowns_between(profile.bust, reach)
     if fixed is None:
-        note = _below_minimum(reach.position, row)
+        note = _below_minimum(reach.position, row, unknown)
     as_written = written.position if written else 0
     return TokenLoss(as_written, max(fixed.position if fixed else 0, as_written), note, unknown)
 
 
-def _below_minimum(tokens: int, row: PriceRow) -> str:
+def _below_minimum(tokens: int, row: PriceRow, unknown: tuple[str, ...] = ()) -> str:
+    if unknown:  # the history after it may well carry the prefix past the minimum
+        return (f"the known stable prefix ({tokens:,} tokens) is below {row.model}'s "
+                f"{row.min_cacheable_tokens:,}-token minimum; the loss depends on the "
+                f"{', '.join(unknown)} after it (unknown length)")
     return (f"the stable prefix ({tokens:,} known tokens) is below {row.model}'s "
             f"{row.min_cacheable_tokens:,}-token minimum: nothing is cached either way")
 
