@@ -71,6 +71,7 @@ class Knowledge:
     user_roles: frozenset[str] = frozenset()
     system_keywords: tuple[str, ...] = ()
     user_arguments: tuple[str, ...] = ()
+    request_inputs: frozenset[str] = frozenset()  # parameter names holding the request's own input
     user_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     agent_instructions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Lookups (rules/sources.yaml): (method glob, category) and, for generic method names,
@@ -225,6 +226,7 @@ def load_knowledge(config: Config) -> Knowledge:
         user_roles=frozenset(sinks_raw["user_roles"]),
         system_keywords=tuple(sinks_raw["system_keywords"]),
         user_arguments=tuple(sinks_raw["user_arguments"]),
+        request_inputs=frozenset(sinks_raw.get("request_inputs", ())),
         user_messages=_argument_lists(sinks_raw["user_messages"]),
         agent_instructions=agent_instructions,
         lookups=tuple(lookups),

@@ -26,7 +26,7 @@ from promptlint.analysis import index
 from promptlint.analysis.index import ClassInfo, ModuleInfo
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
-from promptlint.analysis.derived import derived_names, input_names, mark_request_derived
+from promptlint.analysis.derived import derived_names, input_names, mark_request_derived, parameter_names
 from promptlint.analysis.summaries import is_test_path, sink_shapes
 from promptlint.cache import Definitions, FileFacts
 from promptlint.facts import FactsTask, file_facts
@@ -209,10 +209,11 @@ class LayoutCollector:
         site = call_site(node, frame.module, spec, kwargs, owner, location, frame.qualname)
         layout = build_layout(spec, site, args, kwargs, owner)
         if frame.function is not None:
-            inputs = input_names([seg.expression for part in layout.parts if part.name == "final_user"
-                                  for seg in part.segments if isinstance(seg, Hole)])
+            named = frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
+            inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
+                                          for seg in part.segments if isinstance(seg, Hole)])
             if inputs:
-                layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs)
+                layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named)
         self.add(layout)
 
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
@@ -222,7 +223,9 @@ class LayoutCollector:
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
         layout = assembly_layout(what, text, frame.module.location(node), frame.qualname)
-        self.add(mark_request_derived(layout, derived, inputs, computed_by))
+        named = frozenset(parameter_names(frame.function) & self.knowledge.request_inputs) \
+            if frame.function is not None else frozenset()
+        self.add(mark_request_derived(layout, derived, inputs, computed_by, named))
 
     def add(self, layout: PromptLayout) -> None:
         location = layout.call.location

@@ -122,14 +122,18 @@ def local_names(function: ast.AST) -> set[str]:
     names |= {n for node in [*nodes_of(function, ast.AnnAssign), *nodes_of(function, ast.AugAssign),
                              *nodes_of(function, ast.For), *nodes_of(function, ast.AsyncFor)]
               for n in target_names(node.target)}
-    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        arguments = function.args
-        names |= {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
-    return names
+    return names | parameter_names(function)
+
+
+def parameter_names(function: ast.AST) -> set[str]:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return set()
+    arguments = function.args
+    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
 
 
 def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[str],
-                         computed_by: set[str] | None = None) -> PromptLayout:
+                         computed_by: set[str] | None = None, named: frozenset[str] = frozenset()) -> PromptLayout:
     """The layout with the unknown holes before its final user turn that carry a derived name made
     per-request holes (the final user turn itself is left alone: that is where they belong).
 
@@ -138,18 +142,20 @@ def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[st
     inside the helpers it called (``context = build_context(query)``) and count as derived too."""
     if not derived:
         return layout
-    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs, computed_by)
+    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs, computed_by, named)
                   for part in layout.parts)
     return replace(layout, parts=parts) if parts != layout.parts else layout
 
 
-def _mark_part(part: Part, derived: set[str], inputs: set[str], computed_by: set[str] | None) -> Part:
-    segments = tuple(_mark_hole(seg, derived, inputs, computed_by) if isinstance(seg, Hole) else seg
+def _mark_part(part: Part, derived: set[str], inputs: set[str], computed_by: set[str] | None,
+               named: frozenset[str]) -> Part:
+    segments = tuple(_mark_hole(seg, derived, inputs, computed_by, named) if isinstance(seg, Hole) else seg
                      for seg in part.segments)
     return replace(part, segments=segments) if segments != part.segments else part
 
 
-def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set[str] | None) -> Hole:
+def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set[str] | None,
+               named: frozenset[str]) -> Hole:
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
         return hole
     carried = set(WORD.findall(hole.expression))
@@ -163,9 +169,10 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
     source = ", ".join(f"`{name}`" for name in sorted(inputs & derived))
     origin = Origin(hole.location, f"derived from {source}", "request-derived", Volatility.PER_REQUEST)
     via = "" if found[0] in inputs else f" and `{found[0]}` is computed from it"
+    what = "taken by its name to be the request's own input" if inputs & derived <= named \
+        else "the request's own input (the final user turn)"
     return replace(hole, volatility=Volatility.PER_REQUEST, origin=origin,
-                   assumption=f"{source} is the request's own input (the final user turn){via}, "
-                              f"so this text changes with every request")
+                   assumption=f"{source} is {what}{via}, so this text changes with every request")
 
 
 def _used(value: ast.AST) -> set[str]:

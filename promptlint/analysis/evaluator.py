@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from promptlint.analysis import templates
-from promptlint.analysis.derived import derived_names, input_names, local_names, user_turn_names
+from promptlint.analysis.derived import derived_names, input_names, local_names, parameter_names, user_turn_names
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.layout import argument
 from promptlint.analysis.project import Project
@@ -1360,8 +1360,9 @@ class Evaluator:
             users = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}
             users.update((name, tuple(slot[1:] for slot in slots if slot[0] == "u"))
                          for name, slots in self.wrappers.items() if any(slot[0] == "u" for slot in slots))
-            self._user_inputs[key] = user_turn_names(function, self.knowledge.user_roles, self.knowledge.content_keys,
-                                                     users)
+            named = parameter_names(function) & self.knowledge.request_inputs  # `def answer(question)`
+            self._user_inputs[key] = named | user_turn_names(function, self.knowledge.user_roles,
+                                                             self.knowledge.content_keys, users)
         return self._user_inputs[key]
 
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],

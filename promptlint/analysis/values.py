@@ -261,7 +261,12 @@ def as_text(value: Value, where: Location | None, expression: str = "value") -> 
     if isinstance(value, Text):
         return value.segs
     if isinstance(value, Unknown):
-        hole = value.hole if value.hole.location else replace(value.hole, location=where)
+        hole = value.hole
+        if where is not None and (hole.location is None or
+                                  (hole.volatility is Volatility.UNKNOWN and not hole.is_history)):
+            # An unknown value is located where it enters the text (should it turn out to be
+            # request-derived, that is where the finding points), not where it was first named.
+            hole = replace(hole, location=where)
         return (hole,)
     if isinstance(value, Splice):
         return (value.hole,)

@@ -37,7 +37,9 @@ the assembly point and says that the history after it is assumed.
 
 Values computed from the request's own input are per request too: text built from the name that
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
-placed earlier in the prompt is reported as `request-derived`. So is the result of a *lookup*
+placed earlier in the prompt is reported as `request-derived`, and so is a parameter named like
+the request's input (`question`, `query`, `user_input`: `request_inputs` in
+rules/prompt_sinks.yaml; the message says the name is the reason). So is the result of a *lookup*
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
 memory recalls; add your own in `[tool.promptlint.lookups]`), even where the user turn is not in
 sight: documents retrieved for this question belong after the history, in the final user turn.
@@ -139,6 +141,14 @@ def build(conversation_id: str, history: list) -> list:
 """,
     ]
     INVALID = [
+        # The user's question (a parameter named like the request's input, rules/prompt_sinks.yaml
+        # request_inputs) opens the system message, ahead of the rules and the history.
+        """
+RULES = "Cite the document ids. Never invent facts. Answer in the user's language. " * 40
+def build_messages(question: str, history: list) -> list:
+    system = f"The user asks about: {question}\\n\\n{RULES}"
+    return [{"role": "system", "content": system}, *history]
+""",
         # A lookup (rules/sources.yaml `lookups`) keyed by the request, in a helper that never sees
         # the user turn, ahead of the rules and the history.
         """
