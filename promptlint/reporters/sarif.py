@@ -10,7 +10,6 @@ Validated in the tests against the published OASIS schema.
 
 from __future__ import annotations
 
-import importlib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +19,7 @@ from promptlint import __version__
 from promptlint.checks import RULES, Rule
 from promptlint.config import Config
 from promptlint.model import AnalysisResult, Edit, Finding, Location, Severity
+from promptlint.rule_docs import help_uri, rule_doc, rule_page
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -52,20 +52,25 @@ def _driver() -> dict[str, Any]:
 
 def _rule(rule: Rule) -> dict[str, Any]:
     doc = _rule_doc(rule)
-    return {
+    page = rule_page(rule) if doc else rule.summary
+    entry: dict[str, Any] = {
         "id": rule.code,
         "name": _pascal(rule.name),
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _section(doc, "What it does") or rule.summary},
-        "help": {"text": doc or rule.summary, "markdown": doc or rule.summary},
+        "help": {"text": doc or rule.summary, "markdown": page},
         "defaultConfiguration": {"level": DEFAULT_LEVEL.get(rule.code, "error")},
         "properties": {"tags": ["prompt-caching", "performance", "cost"], "precision": "high"},
     }
+    uri = help_uri(rule)
+    if uri:
+        entry["helpUri"] = uri
+    return entry
 
 
 @lru_cache(maxsize=None)
 def _rule_doc(rule: Rule) -> str:
-    return (importlib.import_module(type(rule).__module__).__doc__ or "").strip()
+    return rule_doc(rule)
 
 
 def _section(doc: str, title: str) -> str:
