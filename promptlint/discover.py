@@ -63,6 +63,32 @@ def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
     return found
 
 
+def force_excluded(path: Path, config: Config, cwd: Path) -> bool:
+    """Whether a file named explicitly (pre-commit, an editor, ``--stdin-filename``) is excluded by
+    the configuration (``exclude``, ``extend-exclude``, the built-in folders) or by ``.gitignore``:
+    what ``--force-exclude`` applies. Folders named explicitly are walked as usual."""
+    root = config.root.resolve()
+    absolute = Path(os.path.abspath(cwd / path))
+    excluder = _Excluder(root, config)
+    if excluder.excluded(absolute, is_dir=False):
+        return True
+    try:
+        inside = absolute.relative_to(root)
+    except ValueError:
+        inside = None
+    if inside is not None:
+        folder = root
+        for part in inside.parts[:-1]:
+            folder = folder / part
+            if excluder.excluded(folder, is_dir=True):
+                return True
+    if config.respect_gitignore:
+        ignored = git_ignored_filter(root)
+        if ignored is not None and (ignored(absolute) or ignored(absolute.resolve())):
+            return True
+    return False
+
+
 def _walk(folder: Path, root: Path, excluder: _Excluder, ignored: Callable[[Path], bool] | None,
           found: Discovered, seen: set[Path], cwd: Path) -> None:
     """Depth-first, in name order; directory links are not followed. ``scandir`` tells regular

@@ -28,6 +28,7 @@ class CheckOptions:
     unsafe_fixes: bool = False  # with fix/show_fixes: also the unsafe ones
     show_fixes: bool = False  # compute the fixes and return their diff; write nothing
     attach_fixes: bool = True  # put fixes on findings for reporters that show them (SARIF, HTML)
+    keep_unfiltered: bool = False  # with diff_ref: also return the result before the --diff filter
 
 
 @dataclass
@@ -35,6 +36,9 @@ class CheckOutcome:
     result: AnalysisResult
     notes: list[str] = field(default_factory=list)
     fixes: FixReport | None = None
+    # With ``keep_unfiltered`` and ``--diff``: every finding, the ones in ``result`` among them (the
+    # same objects), for SARIF's baselineState; None otherwise.
+    unfiltered: AnalysisResult | None = None
 
 
 def run_check(targets: list[Path], config: Config, options: CheckOptions, cwd: Path) -> CheckOutcome:
@@ -48,7 +52,7 @@ def run_check(targets: list[Path], config: Config, options: CheckOptions, cwd: P
     notes = [f"refused to fix {path}: {why}" for path, why in report.refused]
     if report.changed:
         again = _run_once(targets, config, replace(options, fix=False, show_fixes=False), cwd)
-        outcome = CheckOutcome(again.result, again.notes, report)
+        outcome = CheckOutcome(again.result, again.notes, report, again.unfiltered)
         notes.insert(0, f"fixed {report.fixed_count} finding{'s' if report.fixed_count != 1 else ''} "
                         f"in {len(report.changed)} file{'s' if len(report.changed) != 1 else ''}")
     if report.skipped_unsafe:
@@ -80,15 +84,23 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
         stats["baseline_hidden"] = float(hidden)
         if hidden:
             notes.append(f"{hidden} finding{'s' if hidden != 1 else ''} hidden by the baseline {options.baseline}")
+    attach = options.attach_fixes or options.fix or options.show_fixes
+    unfiltered = None
     if options.diff_ref is not None:
         from promptlint.gitdiff import filter_to_diff
 
+        if options.keep_unfiltered:
+            if attach:
+                from promptlint.fixes import attach_fixes
+
+                result, attach = attach_fixes(result, cwd), False  # once, before the filter
+            unfiltered = replace(result, stats=dict(result.stats))
         result, diff = filter_to_diff(result, options.diff_ref, cwd)
         stats["diff_hidden"] = float(diff.hidden)
         if diff.hidden:
             notes.append(f"{diff.hidden} finding{'s' if diff.hidden != 1 else ''} on lines not changed "
                          f"since {options.diff_ref} ({diff.base[:12]}) not shown")
-    if options.attach_fixes or options.fix or options.show_fixes:
+    if attach:
         from promptlint.fixes import attach_fixes
 
         result = attach_fixes(result, cwd)  # libcst parses: skipped when nothing shows fixes
@@ -99,7 +111,7 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
         from promptlint.fixes import plan_fixes
 
         fixes = plan_fixes(result, config.root, cwd, options.unsafe_fixes, targets)
-    return CheckOutcome(result, notes, fixes)
+    return CheckOutcome(result, notes, fixes, unfiltered)
 
 
 def apply_baseline_stage(result: AnalysisResult, path: Path, cwd: Path) -> tuple[AnalysisResult, int]:

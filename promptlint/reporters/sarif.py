@@ -27,13 +27,20 @@ DEFAULT_LEVEL = {"PC900": "warning"}
 FINGERPRINT_KEY = "promptlintFingerprint/v1"
 
 
-def render_sarif(result: AnalysisResult, config: Config) -> str:
+def render_sarif(result: AnalysisResult, config: Config, new: set[int] | None = None) -> str:
+    """``new``: under ``--diff``, the ids of the findings on changed lines; every finding is then
+    written with ``baselineState`` "new" (in the diff) or "unchanged" (not), so code scanning gets
+    the full picture and never closes an alert only because the diff did not touch it."""
     rule_index = {rule.code: i for i, rule in enumerate(RULES)}
+    results = [_result(f, rule_index) for f in result.findings]
+    if new is not None:
+        for finding, entry in zip(result.findings, results):
+            entry["baselineState"] = "new" if id(finding) in new else "unchanged"
     run: dict[str, Any] = {
         "tool": {"driver": _driver()},
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
-        "results": [_result(f, rule_index) for f in result.findings],
+        "results": results,
         "invocations": [_invocation(result)],
     }
     document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
