@@ -47,6 +47,7 @@ class VolatileSource:
     kind: str  # how often it changes: per-request, per-user, per-session, per-day, ...
     category: str  # clock, uuid, random, user-id, set-order, ...
     source: str  # qualified name, e.g. "datetime.datetime.now"
+    cell: int | None = None  # Jupyter notebooks: the 1-based cell; line counts within it
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class CallSite:
     api: str  # e.g. "openai.chat.completions"
     provider: str
     model: str | None
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class Finding:
     fingerprint: str = ""  # line-independent identity (what baselines match)
     related: tuple[Related, ...] = ()
     estimate: Estimate | None = None
+    cell: int | None = None  # Jupyter notebooks: the 1-based cell; line/end_line count within it
 
 
 @dataclass(frozen=True)
@@ -217,8 +220,10 @@ def _finding(record: Mapping[str, Any]) -> Finding:
         line=record["line"], column=record["column"], end_line=record["end_line"],
         end_column=record["end_column"], message=record["message"],
         volatile_source=None if source is None else VolatileSource(
-            source["path"], source["line"], source["kind"], source.get("category", ""), source.get("source", "")),
-        call_site=CallSite(call["path"], call["line"], call["api"], call.get("provider", ""), call.get("model")),
+            source["path"], source["line"], source["kind"], source.get("category", ""), source.get("source", ""),
+            source.get("cell")),
+        call_site=CallSite(call["path"], call["line"], call["api"], call.get("provider", ""), call.get("model"),
+                           call.get("cell")),
         lost_tokens_per_call=record.get("lost_tokens_per_call"),
         hint=record.get("hint", ""),
         fingerprint=record.get("fingerprint", ""),
@@ -229,4 +234,5 @@ def _finding(record: Mapping[str, Any]) -> Finding:
             losses=tuple(ProviderLoss(**{k: loss[k] for k in ProviderLoss.__dataclass_fields__ if k in loss})
                          for loss in estimate.get("losses", ())),
             note=estimate.get("note", "")),
+        cell=record.get("cell"),
     )

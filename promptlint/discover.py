@@ -35,6 +35,7 @@ MAX_CONFIG_BYTES = 1_000_000
 class Discovered:
     python: list[Path] = field(default_factory=list)
     other: list[Path] = field(default_factory=list)  # templates, tokenizer configs, launch scripts
+    notebooks: list[Path] = field(default_factory=list)  # Jupyter .ipynb (promptlint.notebooks)
     errors: list[FileError] = field(default_factory=list)
 
 
@@ -45,7 +46,7 @@ def is_other_candidate(path: Path) -> bool:
 
 
 def _wanted(path: Path) -> bool:
-    return path.suffix == ".py" or is_other_candidate(path)
+    return path.suffix in (".py", ".ipynb") or is_other_candidate(path)
 
 
 def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
@@ -149,6 +150,8 @@ def _add_file(path: Path, found: Discovered, seen: set[Path]) -> None:
     seen.add(path)
     if path.suffix == ".py":
         found.python.append(path)
+    elif path.suffix == ".ipynb":
+        found.notebooks.append(path)
     elif is_other_candidate(path):
         found.other.append(path)
 

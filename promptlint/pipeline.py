@@ -17,6 +17,7 @@ from promptlint.config import Config
 from promptlint.model import AnalysisResult, Severity
 
 if TYPE_CHECKING:  # fixes import libcst: a third of a second that a run without fixes never pays
+    from promptlint.discover import Discovered
     from promptlint.fixes import FixReport
 
 
@@ -69,12 +70,14 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
 
     # Info findings are analyzed even when hidden, so a suppression of one is not "unused".
     result = analyze(targets, replace(config, show_info=True, estimate_info=config.show_info), cwd)
+    requested = None
     if result.directive_files is not None:
         scan = [Path(p) for p in result.directive_files]
     else:
         requested = discover(targets, config, cwd)
         scan = [*requested.python, *requested.other]
     result, suppressed = apply_suppressions(result, config, cwd, scan)
+    result = _with_notebooks(result, targets, config, cwd, requested)
     if not config.show_info:
         result = replace(result, findings=tuple(f for f in result.findings if f.severity is not Severity.INFO))
     notes: list[str] = []
@@ -112,6 +115,21 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
 
         fixes = plan_fixes(result, config.root, cwd, options.unsafe_fixes, targets)
     return CheckOutcome(result, notes, fixes, unfiltered)
+
+
+def _with_notebooks(result: AnalysisResult, targets: list[Path], config: Config, cwd: Path,
+                    requested: Discovered | None) -> AnalysisResult:
+    """The findings of the Jupyter notebooks among the targets (promptlint.notebooks), added."""
+    from promptlint.discover import discover
+
+    notebooks = (requested or discover(targets, config, cwd)).notebooks
+    if not notebooks:
+        return result
+    from promptlint.notebooks import analyze_notebooks
+
+    found = analyze_notebooks(notebooks, config, cwd)
+    return replace(result, findings=result.findings + found.findings, errors=result.errors + found.errors,
+                   files_analyzed=result.files_analyzed + found.files_analyzed)
 
 
 def apply_baseline_stage(result: AnalysisResult, path: Path, cwd: Path) -> tuple[AnalysisResult, int]:

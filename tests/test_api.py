@@ -45,7 +45,7 @@ def test_every_contract_key_is_a_field() -> None:
 
     record_keys = {"rule", "name", "severity", "path", "line", "column", "end_line", "end_column", "message",
                    "volatile_source", "call_site", "lost_tokens_per_call", "hint", "fingerprint", "related",
-                   "estimate"}
+                   "estimate", "cell"}
     assert record_keys <= {f.name for f in dataclasses.fields(api.Finding)}
     assert typing.get_type_hints(api.Finding)["line"] is int  # the annotations resolve
 

@@ -104,8 +104,11 @@ def _region(location: Location) -> dict[str, Any]:
 
 
 def _physical(location: Location) -> dict[str, Any]:
-    return {"artifactLocation": {"uri": _uri(location.path), "uriBaseId": "%SRCROOT%"},
-            "region": _region(location)}
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(location.path), "uriBaseId": "%SRCROOT%"},
+                                "region": _region(location)}
+    if location.cell is not None:  # a notebook: lines count within this cell
+        physical["properties"] = {"cell": location.cell}
+    return physical
 
 
 def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:

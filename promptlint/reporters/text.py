@@ -85,7 +85,12 @@ def estimate_line(finding: Finding) -> str:
 
 def code_frame(console: Console, finding: Finding) -> None:
     loc = finding.location
-    lines = _lines(loc.path)
+    if loc.cell is not None:
+        from promptlint.notebooks import cell_lines
+
+        lines = cell_lines(loc.path, loc.cell)
+    else:
+        lines = _lines(loc.path)
     if not lines or loc.line > len(lines):
         return
     first = max(1, loc.line - CONTEXT_LINES)
