@@ -13,7 +13,7 @@ import re
 import stat
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from promptlint.config import Config
@@ -62,6 +62,19 @@ def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
             continue
         _walk(start_abs, root, excluder, ignored, found, seen, cwd)
     return found
+
+
+def find_notebooks(paths: list[Path], config: Config, cwd: Path) -> tuple[list[Path], list[FileError]]:
+    """The Jupyter notebooks ``discover`` would find. git is asked about ``.gitignore`` only when
+    there is a notebook: most projects have none, and this runs on every check."""
+    found = discover(paths, replace(config, respect_gitignore=False), cwd)
+    notebooks = found.notebooks
+    if notebooks and config.respect_gitignore:
+        ignored = git_ignored_filter(config.root.resolve())
+        if ignored is not None:
+            named = {Path(os.path.abspath(cwd / p)) for p in paths}
+            notebooks = [n for n in notebooks if n in named or not ignored(n)]
+    return notebooks, [e for e in found.errors if e.path.endswith(".ipynb")]
 
 
 def force_excluded(path: Path, config: Config, cwd: Path) -> bool:

@@ -120,9 +120,9 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
 def _with_notebooks(result: AnalysisResult, targets: list[Path], config: Config, cwd: Path,
                     requested: Discovered | None) -> AnalysisResult:
     """The findings of the Jupyter notebooks among the targets (promptlint.notebooks), added."""
-    from promptlint.discover import discover
+    from promptlint.discover import find_notebooks
 
-    notebooks = (requested or discover(targets, config, cwd)).notebooks
+    notebooks = requested.notebooks if requested is not None else find_notebooks(targets, config, cwd)[0]
     if not notebooks:
         return result
     from promptlint.notebooks import analyze_notebooks

@@ -111,3 +111,11 @@ def test_diff_keeps_findings_of_a_changed_notebook(tmp_path: Path) -> None:
     git("add", "new.ipynb", cwd=root)
     git("commit", "-q", "-m", "nb", cwd=root)
     assert cli("check", "--diff", "HEAD", cwd=root)[0] == 0
+
+
+def test_gitignored_notebooks_are_skipped(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {".gitignore": "scratch/\n", "app.py": CLEAN})
+    write_tree(root, {"scratch/try.ipynb": BUST})
+    assert cli("check", cwd=root)[0] == 0
+    assert cli("check", "scratch/try.ipynb", cwd=root)[0] == 1  # named explicitly: analyzed ...
+    assert cli("check", "scratch/try.ipynb", "--force-exclude", cwd=root)[0] == 0  # ... unless forced
