@@ -146,3 +146,24 @@ def test_shell_completion_is_available(tmp_path: Path) -> None:
     done = run_cli("--show-completion", "bash", cwd=tmp_path, env={"SHELL": "/bin/bash"})
     assert done.returncode == 0, done.stderr
     assert "complete" in done.stdout and "promptlint" in done.stdout.lower()
+
+
+def test_every_check_flag_is_documented() -> None:
+    import click
+    import typer.main
+
+    from promptlint.cli import app
+
+    command = typer.main.get_command(app).commands["check"]  # type: ignore[attr-defined]
+    docs = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8") + (REPO / "README.md").read_text()
+    flags = [opt for param in command.params if isinstance(param, click.Option)
+             for opt in [*param.opts, *param.secondary_opts] if opt.startswith("--") and opt != "--help"]
+    assert [flag for flag in flags if f"`{flag}" not in docs and f"{flag} " not in docs] == []
+
+
+def test_quick_start_has_exactly_two_commands() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```bash\n")[1:]]
+    assert [line for block in blocks for line in block.splitlines() if line.strip()] == [
+        "pip install . && promptlint check fixtures/demo_app", "bash scripts/test.sh"]
