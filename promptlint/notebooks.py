@@ -92,7 +92,7 @@ def analyze_notebooks(notebooks: list[Path], config: Config, cwd: Path) -> Analy
     from promptlint.engine import _ignored_for_file, fingerprint
     from promptlint.pipeline import CheckOptions, run_check
 
-    findings, errors, analyzed = [], [], 0
+    findings, errors, layouts, analyzed = [], [], [], 0
     for notebook in notebooks:
         shown = _display(notebook, cwd)
         try:
@@ -112,13 +112,16 @@ def analyze_notebooks(notebooks: list[Path], config: Config, cwd: Path) -> Analy
             outcome = run_check([module], isolated, CheckOptions(attach_fixes=False), scratch)
         analyzed += outcome.result.files_analyzed
         mapper = _Mapper(module.name, str(module), shown, converted)
+        offset = len(layouts)
+        layouts += [mapper.value(layout) for layout in outcome.result.layouts]
         for finding in outcome.result.findings:
             mapped = mapper.value(finding)
-            mapped = dataclasses.replace(mapped, fix=None)
+            index = None if mapped.layout_index is None else mapped.layout_index + offset
+            mapped = dataclasses.replace(mapped, fix=None, layout_index=index)
             if not _ignored_for_file(mapped, config):
                 findings.append(dataclasses.replace(mapped, fingerprint=fingerprint(mapped)))
         errors += [dataclasses.replace(e, path=shown) for e in outcome.result.errors]
-    return AnalysisResult(tuple(findings), tuple(errors), files_analyzed=analyzed)
+    return AnalysisResult(tuple(findings), tuple(errors), tuple(layouts), files_analyzed=analyzed)
 
 
 def _display(path: Path, cwd: Path) -> str:

@@ -128,7 +128,11 @@ def _with_notebooks(result: AnalysisResult, targets: list[Path], config: Config,
     from promptlint.notebooks import analyze_notebooks
 
     found = analyze_notebooks(notebooks, config, cwd)
-    return replace(result, findings=result.findings + found.findings, errors=result.errors + found.errors,
+    shift = len(result.layouts)  # notebook findings point into the notebook layouts, appended
+    findings = tuple(f if f.layout_index is None else replace(f, layout_index=f.layout_index + shift)
+                     for f in found.findings)
+    return replace(result, findings=result.findings + findings, errors=result.errors + found.errors,
+                   layouts=result.layouts + found.layouts,
                    files_analyzed=result.files_analyzed + found.files_analyzed)
 
 

@@ -3,7 +3,7 @@
 The text is analyzed as a file at PATH: PATH picks the configuration (found upwards from it), the
 per-file ignores, ``--force-exclude``, whether it is Python or a template, and the path every
 finding shows. The analysis sees that one file alone (the buffer is not on disk, so the rest of
-the project cannot be mixed with it consistently): a value born in another module is not followed.
+the project cannot be mixed with it consistently): a value born in another module is not followed. Code frames show the text read, not the file on disk; no fixes are offered.
 Nothing is written to the project: the text goes to a temporary folder, and no cache is used.
 """
 
@@ -34,12 +34,17 @@ def run_on_stdin(stdin_filename: Path, text: str, config: Config, options: Check
         target.write_text(text, encoding="utf-8")
         isolated = dataclasses.replace(config, root=scratch, config_file=None, cache_dir=None,
                                        respect_gitignore=False, force_exclude=False)
+        # No fixes: their edits address the scratch copy, not the editor's buffer.
         stdin_options = dataclasses.replace(options, diff_ref=None, baseline=None, fix=False, show_fixes=False,
-                                            keep_unfiltered=False)
+                                            keep_unfiltered=False, attach_fixes=False)
         outcome = run_check([target], isolated, stdin_options, scratch)
         inner = relative.as_posix()
         mapping = {inner: shown, str(target): shown, os.path.relpath(target, scratch): shown}
-        return CheckOutcome(_mapped(outcome.result, mapping), outcome.notes)
+        result = outcome.result
+    from promptlint.reporters.text import BUFFERS
+
+    BUFFERS[shown] = tuple(text.splitlines())  # code frames show the buffer, not the file on disk
+    return CheckOutcome(_mapped(result, mapping), outcome.notes)
 
 
 def _mapped(value: Any, mapping: dict[str, str]) -> Any:

@@ -102,6 +102,9 @@ def test_stdin_with_stdin_filename(tmp_path: Path) -> None:
     assert [(f["path"], f["line"], f["call_site"]["path"]) for f in findings] == [
         ("app/editor.py", 5, "app/editor.py")]
     assert not (root / "app" / "editor.py").exists()  # nothing written into the project
+    (root / "app" / "bot.py").write_text("# the saved file differs from the editor's buffer\n" * 9)
+    text = run("--stdin-filename", "app/bot.py").stdout
+    assert 'app/bot.py:5:31: PC001' in text and '> 5 |     system = f"Current time:' in text  # the buffer's lines
     assert run("--stdin-filename", "scripts/x.py").returncode == 0  # per-file ignores by its name
     assert run("--stdin-filename", "legacy/x.py").returncode == 1
     assert run("--stdin-filename", "legacy/x.py", "--force-exclude").returncode == 0

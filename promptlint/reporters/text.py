@@ -18,8 +18,16 @@ STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: 
 CONTEXT_LINES = 1
 
 
-@lru_cache(maxsize=256)
+# Text that is not on disk, by the path findings show (``--stdin-filename``): code frames use it.
+BUFFERS: dict[str, tuple[str, ...]] = {}
+
+
 def _lines(path: str) -> tuple[str, ...]:
+    return BUFFERS.get(path) or _file_lines(path)
+
+
+@lru_cache(maxsize=256)
+def _file_lines(path: str) -> tuple[str, ...]:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return tuple(handle.read().splitlines())
