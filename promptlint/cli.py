@@ -12,13 +12,16 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from promptlint import __version__
 from promptlint.config import Config, ConfigError, apply_settings, load_config
 from promptlint.model import AnalysisResult, Severity
+
+if TYPE_CHECKING:
+    from promptlint.pipeline import CheckOptions, CheckOutcome
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS_SHOWING_FIXES = ("sarif", "markdown", "html")
@@ -184,8 +187,10 @@ def check(
              "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else None},
         )
         outcome = analyze_targets(targets, config, options, stdin_filename)
-        texts = {name: render_output(name, outcome, config, quiet, statistics)
-                 for name in dict.fromkeys(formats)} if not show_fixes else {}
+        # --statistics replaces the main output only; --also files are always the full format.
+        texts = {name: render_output(name, outcome, config, quiet, False) for name, _ in extra_outputs}
+        if not show_fixes:
+            texts[output_format] = render_output(output_format, outcome, config, quiet, statistics)
     except (ConfigError, BaselineError, GitError) as exc:
         raise fail(str(exc)) from None
     except KeyError as exc:
@@ -216,7 +221,8 @@ def parse_also(values: Optional[list[str]]) -> list[tuple[str, Path]]:
     return pairs
 
 
-def analyze_targets(targets: list[Path], config: Config, options: object, stdin_filename: Optional[Path]):  # type: ignore[no-untyped-def]
+def analyze_targets(targets: list[Path], config: Config, options: CheckOptions,
+                    stdin_filename: Optional[Path]) -> CheckOutcome:
     """The pipeline on the named targets, less the files ``force-exclude`` drops, or on stdin."""
     from promptlint.pipeline import CheckOutcome, run_check
 
@@ -233,10 +239,10 @@ def analyze_targets(targets: list[Path], config: Config, options: object, stdin_
         from promptlint.stdin import run_on_stdin
 
         return run_on_stdin(stdin_filename, sys.stdin.read(), config, options, Path.cwd())
-    return run_check(targets, config, options, Path.cwd())  # type: ignore[arg-type]
+    return run_check(targets, config, options, Path.cwd())
 
 
-def render_output(name: str, outcome, config: Config, quiet: bool, statistics: bool) -> str:  # type: ignore[no-untyped-def]
+def render_output(name: str, outcome: CheckOutcome, config: Config, quiet: bool, statistics: bool) -> str:
     """One format of one run's outcome. SARIF under ``--diff`` carries every finding, with its
     ``baselineState`` (new: on a changed line; unchanged: not), so code scanning never reads the
     findings outside the diff as fixed."""
