@@ -77,3 +77,15 @@ def test_committed_rule_pages_are_up_to_date() -> None:
 def test_rule_markdown_command_prints_the_page(tmp_path: Path) -> None:
     code, out, _ = cli("rule", "unstable-json-serialization", "--markdown", cwd=tmp_path)
     assert code == 0 and out == (REPO / "docs" / "rules" / "PC004.md").read_text(encoding="utf-8")
+
+
+def test_html_report_shows_each_rule_doc_exactly() -> None:
+    import html as html_module
+
+    from promptlint.reporters.html import render_html
+
+    page = render_html(AnalysisResult(findings=(), errors=(), files_analyzed=0), Config())
+    for rule in RULES:
+        block = page.split(f'<pre id="doc-{rule.code}">', 1)[1].split("</pre>", 1)[0]
+        assert html_module.unescape(block) == rule_doc(rule)
+        assert "<script" not in block
