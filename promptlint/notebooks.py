@@ -49,6 +49,8 @@ def notebook_source(text: str) -> NotebookSource:
         document = json.loads(text)
     except ValueError as exc:
         raise NotebookError(f"not a valid notebook (JSON): {exc}") from None
+    except RecursionError:
+        raise NotebookError("not a valid notebook: JSON nested too deeply") from None
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise NotebookError("not a notebook in nbformat 4 (no 'cells' list)")

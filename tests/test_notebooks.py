@@ -119,3 +119,11 @@ def test_gitignored_notebooks_are_skipped(tmp_path: Path) -> None:
     assert cli("check", cwd=root)[0] == 0
     assert cli("check", "scratch/try.ipynb", cwd=root)[0] == 1  # named explicitly: analyzed ...
     assert cli("check", "scratch/try.ipynb", "--force-exclude", cwd=root)[0] == 0  # ... unless forced
+
+
+def test_hostile_notebooks_are_per_file_errors(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {"deep.ipynb": "[" * 100_000 + "]" * 100_000, "list.ipynb": "[1, 2]",
+                                 "odd.ipynb": json.dumps({"cells": [{"cell_type": "code", "source": 7}, 3]}),
+                                 "app.py": CLEAN})
+    code, out, _ = cli("check", "--format", "json", cwd=root)
+    assert code == 0 and sorted(e["path"] for e in json.loads(out)["errors"]) == ["deep.ipynb", "list.ipynb"]
