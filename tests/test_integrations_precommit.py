@@ -143,3 +143,16 @@ def test_hook_skips_a_staged_file_the_configuration_excludes(
     refused = run(["pre-commit", "try-repo", str(source), "promptlint"], root, env)
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "helpdesk/sections.py:3" in refused.stdout and "vendored" not in refused.stdout
+
+
+def test_hook_refuses_a_staged_notebook_with_a_bust(
+        hook_repo: tuple[Path, str, dict[str, str]], tmp_path: Path) -> None:
+    from tests.test_notebooks import BUST
+
+    source, _, env = hook_repo
+    root = target_repo(tmp_path / "project")
+    write_tree(root, {"explore.ipynb": BUST})
+    git("add", "explore.ipynb", cwd=root)
+    refused = run(["pre-commit", "try-repo", str(source), "promptlint"], root, env)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "explore.ipynb:cell 4:2:31: PC001" in refused.stdout
