@@ -188,9 +188,8 @@ def check(
         )
         outcome = analyze_targets(targets, config, options, stdin_filename)
         # --statistics replaces the main output only; --also files are always the full format.
-        texts = {name: render_output(name, outcome, config, quiet, False) for name, _ in extra_outputs}
-        if not show_fixes:
-            texts[output_format] = render_output(output_format, outcome, config, quiet, statistics)
+        extra_texts = {name: render_output(name, outcome, config, quiet, False) for name, _ in extra_outputs}
+        text = render_output(output_format, outcome, config, quiet, statistics) if not show_fixes else ""
     except (ConfigError, BaselineError, GitError) as exc:
         raise fail(str(exc)) from None
     except KeyError as exc:
@@ -203,8 +202,8 @@ def check(
         emit(preview, output)
         raise typer.Exit(EXIT_FINDINGS if preview else EXIT_OK)
     for name, path in extra_outputs:
-        emit(texts[name], path)
-    emit(texts[output_format], output)
+        emit(extra_texts[name], path)
+    emit(text, output)
     status = exit_code(outcome.result, config.fail_on)
     raise typer.Exit(EXIT_OK if exit_zero and status == EXIT_FINDINGS else status)
 

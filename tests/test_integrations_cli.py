@@ -141,6 +141,8 @@ def test_also_writes_more_formats_from_one_run(tmp_path: Path) -> None:
     assert len(json.loads((root / "out.sarif").read_text())["runs"][0]["results"]) == 2
     assert json.loads((root / "out.json").read_text())["summary"]["findings"] == 2
     assert (root / "out.md").read_text().startswith("## promptlint: 2 cache-busting")
+    code, out, _ = cli("check", "--statistics", "-f", "json", "--also", "json=full.json", cwd=root)
+    assert json.loads(out)[0]["count"] == 2 and json.loads((root / "full.json").read_text())["version"] == 1
     assert cli("check", "--also", "pdf=x.pdf", cwd=root)[0] == 2
     assert cli("check", "--also", "sarif", cwd=root)[0] == 2
 
