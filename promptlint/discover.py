@@ -64,9 +64,10 @@ def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
     return found
 
 
-def find_notebooks(paths: list[Path], config: Config, cwd: Path) -> tuple[list[Path], list[FileError]]:
-    """The Jupyter notebooks ``discover`` would find. git is asked about ``.gitignore`` only when
-    there is a notebook: most projects have none, and this runs on every check."""
+def find_notebooks(paths: list[Path], config: Config, cwd: Path) -> list[Path]:
+    """The Jupyter notebooks ``discover`` would find (its per-file errors are the engine's to
+    report). git is asked about ``.gitignore`` only when there is a notebook: most projects have
+    none, and this runs on every check."""
     found = discover(paths, replace(config, respect_gitignore=False), cwd)
     notebooks = found.notebooks
     if notebooks and config.respect_gitignore:
@@ -74,7 +75,7 @@ def find_notebooks(paths: list[Path], config: Config, cwd: Path) -> tuple[list[P
         if ignored is not None:
             named = {Path(os.path.abspath(cwd / p)) for p in paths}
             notebooks = [n for n in notebooks if n in named or not ignored(n)]
-    return notebooks, [e for e in found.errors if e.path.endswith(".ipynb")]
+    return notebooks
 
 
 def force_excluded(path: Path, config: Config, cwd: Path) -> bool:

@@ -1,10 +1,11 @@
 """What ``check`` (and ``report``, ``baseline``) run after the engine, in this order:
 
-analyze → suppressions → info filter → baseline → ``--diff`` filter → fixes (attach, plan, write)
+analyze → suppressions → notebooks → info filter → baseline → ``--diff`` filter → fixes (attach, plan, write)
 
 Each stage is a pure function of an AnalysisResult in its own module; this one only chains them
 and collects the one-line notes the CLI prints on stderr. After ``--fix`` writes files, the whole
-chain runs again, so what is reported is what is left.
+chain runs again, so what is reported is what is left. Jupyter notebooks are analyzed on their own
+(promptlint.notebooks, suppressions included) and join the result before the filters.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def _with_notebooks(result: AnalysisResult, targets: list[Path], config: Config,
     """The findings of the Jupyter notebooks among the targets (promptlint.notebooks), added."""
     from promptlint.discover import find_notebooks
 
-    notebooks = requested.notebooks if requested is not None else find_notebooks(targets, config, cwd)[0]
+    notebooks = requested.notebooks if requested is not None else find_notebooks(targets, config, cwd)
     if not notebooks:
         return result
     from promptlint.notebooks import analyze_notebooks
