@@ -228,8 +228,7 @@ def analyze_targets(targets: list[Path], config: Config, options: CheckOptions,
     if config.force_exclude:
         from promptlint.discover import force_excluded
 
-        targets = [t for t in targets if (t.is_dir() and stdin_filename is None)
-                   or not force_excluded(t, config, Path.cwd())]
+        targets = [t for t in targets if not force_excluded(t, config, Path.cwd())]
         if not targets:
             if stdin_filename is not None:
                 sys.stdin.read()  # an editor that pipes the buffer expects it to be read

@@ -81,11 +81,14 @@ def find_notebooks(paths: list[Path], config: Config, cwd: Path) -> list[Path]:
 def force_excluded(path: Path, config: Config, cwd: Path) -> bool:
     """Whether a file named explicitly (pre-commit, an editor, ``--stdin-filename``) is excluded by
     the configuration (``exclude``, ``extend-exclude``, the built-in folders) or by ``.gitignore``:
-    what ``--force-exclude`` applies. Folders named explicitly are walked as usual."""
+    what ``--force-exclude`` applies, to a named folder as well (the project root never is)."""
     root = config.root.resolve()
     absolute = Path(os.path.abspath(cwd / path))
+    is_dir = absolute.is_dir()
     excluder = _Excluder(root, config)
-    if excluder.excluded(absolute, is_dir=False):
+    if absolute.resolve() == root:
+        return False
+    if excluder.excluded(absolute, is_dir=is_dir):
         return True
     try:
         inside = absolute.relative_to(root)
@@ -99,7 +102,9 @@ def force_excluded(path: Path, config: Config, cwd: Path) -> bool:
                 return True
     if config.respect_gitignore:
         ignored = git_ignored_filter(root)
-        if ignored is not None and (ignored(absolute) or ignored(absolute.resolve())):
+        # git lists an ignored folder, not its files: for a folder, ask about a name inside it.
+        probes = [p / "_" if is_dir else p for p in (absolute, absolute.resolve())]
+        if ignored is not None and any(ignored(p) for p in probes):
             return True
     return False
 

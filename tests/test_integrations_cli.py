@@ -75,6 +75,8 @@ def test_force_exclude_applies_the_configured_exclude_to_named_files(tmp_path: P
     assert paths_found(out) == ["app/bot.py"]  # ... unless forced
     code, out, _ = cli("check", "legacy/old.py", "--force-exclude", cwd=root)
     assert code == 0 and "PC001" not in out
+    assert cli("check", "legacy", "--force-exclude", cwd=root)[0] == 0  # a named folder too
+    assert cli("check", ".", "--force-exclude", cwd=root)[0] == 1  # the project itself never is
     forced = project(tmp_path / "cfg", 'exclude = ["legacy"]\nforce-exclude = true')
     assert cli("check", "legacy/old.py", cwd=forced)[0] == 0
     assert cli("check", "legacy/old.py", "--no-force-exclude", cwd=forced)[0] == 1
@@ -86,6 +88,7 @@ def test_force_exclude_respects_gitignore_for_named_files(tmp_path: Path) -> Non
     write_tree(root, {"generated/bot.py": CLOCK_BUST})
     assert cli("check", "generated/bot.py", cwd=root)[0] == 1
     assert cli("check", "generated/bot.py", "--force-exclude", cwd=root)[0] == 0
+    assert cli("check", "generated", "--force-exclude", cwd=root)[0] == 0
 
 
 def test_stdin_with_stdin_filename(tmp_path: Path) -> None:
