@@ -12,13 +12,16 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from promptlint import __version__
 from promptlint.config import Config, ConfigError, apply_settings, load_config
 from promptlint.model import AnalysisResult, Severity
+
+if TYPE_CHECKING:
+    from promptlint.pipeline import CheckOptions, CheckOutcome
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS_SHOWING_FIXES = ("sarif", "markdown", "html")
@@ -27,7 +30,6 @@ app = typer.Typer(
     name="promptlint",
     help="Find LLM prompt layouts that destroy the provider's prompt prefix cache.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
 )
 
@@ -49,7 +51,8 @@ def version_callback(value: bool) -> None:
 @app.callback()
 def _root(
     version: Annotated[
-        Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True)
+        Optional[bool], typer.Option("--version", "-V", callback=version_callback, is_eager=True,
+                                     help="Print the version and exit")
     ] = None,
 ) -> None:
     """promptlint: stable things first, volatile things last."""
@@ -85,21 +88,56 @@ def split_codes(values: Optional[list[str]]) -> list[str]:
     return [c.strip() for v in values or [] for c in v.split(",") if c.strip()]
 
 
+CodesOption = Optional[list[str]]
+
+
 @app.command()
 def check(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or folders (default: .)")] = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help="text | json | sarif | github | markdown | html")
+        str, typer.Option("--format", "-f", "--output-format", help="text | json | sarif | github | markdown | html")
     ] = "text",
-    select: Annotated[Optional[list[str]], typer.Option(help="Rule codes or prefixes to run")] = None,
-    ignore: Annotated[Optional[list[str]], typer.Option(help="Rule codes or prefixes to skip")] = None,
+    select: Annotated[CodesOption, typer.Option(help="Rule codes or prefixes to run")] = None,
+    extend_select: Annotated[
+        CodesOption, typer.Option("--extend-select", help="Rule codes or prefixes to run on top of `select`")
+    ] = None,
+    ignore: Annotated[CodesOption, typer.Option(help="Rule codes or prefixes to skip")] = None,
+    exclude: Annotated[
+        CodesOption, typer.Option("--exclude", help="Globs of files/folders not to analyze (replaces `exclude`)")
+    ] = None,
+    extend_exclude: Annotated[
+        CodesOption, typer.Option("--extend-exclude", help="Globs to exclude on top of `exclude`")
+    ] = None,
+    force_exclude: Annotated[
+        Optional[bool], typer.Option("--force-exclude/--no-force-exclude",
+                                     help="Apply excludes and .gitignore to files named explicitly too")
+    ] = None,
     fail_on: Annotated[
         Optional[str], typer.Option("--fail-on", help="info | warning | error (default: warning)")
     ] = None,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even when there are findings (errors still exit 2)")
+    ] = False,
     show_info: Annotated[bool, typer.Option("--show-info", help="Also show info findings")] = False,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Print the number of findings per rule instead of the findings")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Only the findings: no summary line, no notes")
+    ] = False,
+    color: Annotated[
+        str, typer.Option("--color", help="auto | always | never (auto honours NO_COLOR and FORCE_COLOR)")
+    ] = "auto",
+    stdin_filename: Annotated[
+        Optional[Path], typer.Option("--stdin-filename", help="Read one file from stdin, as if it were at this path")
+    ] = None,
     config_file: Annotated[Optional[Path], typer.Option("--config", help="Config file")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to a file")] = None,
+    also: Annotated[
+        Optional[list[str]], typer.Option("--also", metavar="FORMAT=FILE",
+                                          help="Also write this format to FILE, from the same run (repeatable)")
+    ] = None,
     diff: Annotated[
         Optional[str], typer.Option("--diff", metavar="REF", help="Only findings on lines changed since REF (git)")
     ] = None,
@@ -115,39 +153,113 @@ def check(
     ] = False,
 ) -> None:
     """Analyze Python code and prompt templates; report cache-busting prompt layouts."""
+    from promptlint import colors
     from promptlint.baseline import BaselineError
     from promptlint.gitdiff import GitError
-    from promptlint.pipeline import CheckOptions, run_check
-    from promptlint.reporters import render
+    from promptlint.pipeline import CheckOptions
 
-    targets = paths or [Path(".")]
-    missing = [str(p) for p in targets if not p.exists()]
+    try:
+        colors.set_mode("never" if output is not None and color == "auto" else color)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    extra_outputs = parse_also(also)
+    if stdin_filename is not None:
+        if paths:
+            raise fail("--stdin-filename reads one file from stdin; do not name paths as well")
+        if fix or show_fixes:
+            raise fail("--fix and --show-fixes do not work on stdin")
+    targets = paths or [stdin_filename or Path(".")]
+    missing = [str(p) for p in targets if not p.exists()] if stdin_filename is None else []
     if missing:
         raise fail(f"no such file or folder: {', '.join(missing)}")
+    formats = [output_format, *(name for name, _ in extra_outputs)]
     options = CheckOptions(diff_ref=diff, baseline=baseline, fix=fix and not show_fixes,
                            unsafe_fixes=unsafe_fixes, show_fixes=show_fixes,
-                           attach_fixes=output_format in FORMATS_SHOWING_FIXES)
+                           attach_fixes=statistics or any(f in FORMATS_SHOWING_FIXES for f in formats),
+                           keep_unfiltered="sarif" in formats)
     try:
         config = resolve_config(
             targets,
             config_file,
-            {"select": split_codes(select), "ignore": split_codes(ignore), "fail-on": fail_on,
-             "show-info": show_info or None, "cache-dir": "" if no_cache else None},
+            {"select": split_codes(select), "extend-select": split_codes(extend_select),
+             "ignore": split_codes(ignore), "exclude": split_codes(exclude),
+             "extend-exclude": split_codes(extend_exclude), "force-exclude": force_exclude,
+             "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else None},
         )
-        outcome = run_check(targets, config, options, Path.cwd())
-        text = render(output_format, outcome.result, config) if not show_fixes else ""
+        outcome = analyze_targets(targets, config, options, stdin_filename)
+        # --statistics replaces the main output only; --also files are always the full format.
+        extra_texts = {name: render_output(name, outcome, config, quiet, False) for name, _ in extra_outputs}
+        text = render_output(output_format, outcome, config, quiet, statistics) if not show_fixes else ""
     except (ConfigError, BaselineError, GitError) as exc:
         raise fail(str(exc)) from None
     except KeyError as exc:
         raise fail(f"unknown format {exc}") from None
-    for note in outcome.notes:
-        typer.echo(f"promptlint: {note}", err=True)
+    if not quiet:
+        for note in outcome.notes:
+            typer.echo(f"promptlint: {note}", err=True)
     if show_fixes:
         preview = outcome.fixes.diff() if outcome.fixes else ""
         emit(preview, output)
         raise typer.Exit(EXIT_FINDINGS if preview else EXIT_OK)
+    for name, path in extra_outputs:
+        emit(extra_texts[name], path)
     emit(text, output)
-    raise typer.Exit(exit_code(outcome.result, config.fail_on))
+    status = exit_code(outcome.result, config.fail_on)
+    raise typer.Exit(EXIT_OK if exit_zero and status == EXIT_FINDINGS else status)
+
+
+def parse_also(values: Optional[list[str]]) -> list[tuple[str, Path]]:
+    from promptlint.reporters import FORMATS
+
+    pairs = []
+    for value in values or []:
+        name, sep, path = value.partition("=")
+        if not sep or not path or name not in FORMATS:
+            raise fail(f"--also takes FORMAT=FILE with FORMAT one of {', '.join(FORMATS)}; got {value!r}")
+        pairs.append((name, Path(path)))
+    return pairs
+
+
+def analyze_targets(targets: list[Path], config: Config, options: CheckOptions,
+                    stdin_filename: Optional[Path]) -> CheckOutcome:
+    """The pipeline on the named targets, less the files ``force-exclude`` drops, or on stdin."""
+    from promptlint.pipeline import CheckOutcome, run_check
+
+    if config.force_exclude:
+        from promptlint.discover import force_excluded
+
+        targets = [t for t in targets if not force_excluded(t, config, Path.cwd())]
+        if not targets:
+            if stdin_filename is not None:
+                sys.stdin.read()  # an editor that pipes the buffer expects it to be read
+            return CheckOutcome(AnalysisResult(findings=(), errors=()))
+    if stdin_filename is not None:
+        from promptlint.stdin import run_on_stdin
+
+        return run_on_stdin(stdin_filename, sys.stdin.read(), config, options, Path.cwd())
+    return run_check(targets, config, options, Path.cwd())
+
+
+def render_output(name: str, outcome: CheckOutcome, config: Config, quiet: bool, statistics: bool) -> str:
+    """One format of one run's outcome. SARIF under ``--diff`` carries every finding, with its
+    ``baselineState`` (new: on a changed line; unchanged: not), so code scanning never reads the
+    findings outside the diff as fixed."""
+    from promptlint.reporters import render
+
+    result = outcome.result
+    if statistics:
+        from promptlint.reporters.statistics import render_statistics
+
+        return render_statistics(result, name)
+    if name == "sarif" and outcome.unfiltered is not None:
+        from promptlint.reporters.sarif import render_sarif
+
+        return render_sarif(outcome.unfiltered, config, new={id(f) for f in result.findings})
+    if name == "text" and quiet:
+        from promptlint.reporters.text import render_text
+
+        return render_text(result, config, summary=False)
+    return render(name, result, config)
 
 
 def emit(text: str, output: Optional[Path]) -> None:

@@ -156,8 +156,11 @@ def assumptions(result: AnalysisResult, config: Config) -> dict[str, Any]:
 
 
 def make_console(buffer: io.StringIO) -> Console:
+    from promptlint import colors
+
     terminal = sys.stdout.isatty()
-    return Console(file=buffer, force_terminal=terminal, no_color=not terminal, highlight=False,
+    color = colors.wanted(sys.stdout)
+    return Console(file=buffer, force_terminal=color, no_color=not color, highlight=False,
                    soft_wrap=not terminal, width=None if terminal else 10_000, emoji=False)
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from promptlint.checks import RULES, RULES_BY_CODE
+from promptlint.checks import RULES
 
 
 def register(app: typer.Typer) -> None:
@@ -20,10 +20,15 @@ def list_rules() -> None:
         typer.echo(f"{rule.code}  {rule.name:<32} {rule.summary}")
 
 
-def show_rule(code: Annotated[str, typer.Argument(help="Rule code (PC001) or name")]) -> None:
-    """Print a rule's documentation."""
-    rule = RULES_BY_CODE.get(code.upper()) or next((r for r in RULES if r.name == code), None)
+def show_rule(
+    code: Annotated[str, typer.Argument(help="Rule code (PC001) or name")],
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the rule's Markdown page (docs/rules/)")] = False,
+) -> None:
+    """Print a rule's documentation, exactly as written in the rule's module."""
+    from promptlint.rule_docs import find_rule, rule_doc, rule_page
+
+    rule = find_rule(code)
     if rule is None:
         typer.echo(f"promptlint: error: unknown rule '{code}' (see `promptlint rules`)", err=True)
         raise typer.Exit(2)
-    typer.echo((type(rule).__module__ and __import__(type(rule).__module__, fromlist=["x"]).__doc__ or "").strip())
+    typer.echo(rule_page(rule) if markdown else rule_doc(rule), nl=not markdown)

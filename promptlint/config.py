@@ -26,6 +26,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
+    force_exclude: bool = False  # apply exclude/gitignore to files named on the command line too
     fail_on: Severity = Severity.WARNING
     show_info: bool = False
     # Not a setting: False when info findings are analyzed only for suppressions and then hidden,
@@ -61,6 +62,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "exclude": "exclude",
     "extend-exclude": "extend_exclude",
     "respect-gitignore": "respect_gitignore",
+    "force-exclude": "force_exclude",
     "fail-on": "fail_on",
     "show-info": "show_info",
     "min-stable-chars": "min_stable_chars",
@@ -176,7 +178,7 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
             return Severity(value)
         except ValueError:
             raise fail("one of 'info', 'warning', 'error'") from None
-    if name in ("respect_gitignore", "show_info"):
+    if name in ("respect_gitignore", "show_info", "force_exclude"):
         if not isinstance(value, bool):
             raise fail("true or false")
         return value

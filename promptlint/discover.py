@@ -13,7 +13,7 @@ import re
 import stat
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from promptlint.config import Config
@@ -35,6 +35,7 @@ MAX_CONFIG_BYTES = 1_000_000
 class Discovered:
     python: list[Path] = field(default_factory=list)
     other: list[Path] = field(default_factory=list)  # templates, tokenizer configs, launch scripts
+    notebooks: list[Path] = field(default_factory=list)  # Jupyter .ipynb (promptlint.notebooks)
     errors: list[FileError] = field(default_factory=list)
 
 
@@ -45,7 +46,7 @@ def is_other_candidate(path: Path) -> bool:
 
 
 def _wanted(path: Path) -> bool:
-    return path.suffix == ".py" or is_other_candidate(path)
+    return path.suffix in (".py", ".ipynb") or is_other_candidate(path)
 
 
 def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
@@ -61,6 +62,51 @@ def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
             continue
         _walk(start_abs, root, excluder, ignored, found, seen, cwd)
     return found
+
+
+def find_notebooks(paths: list[Path], config: Config, cwd: Path) -> list[Path]:
+    """The Jupyter notebooks ``discover`` would find (its per-file errors are the engine's to
+    report). git is asked about ``.gitignore`` only when there is a notebook: most projects have
+    none, and this runs on every check."""
+    found = discover(paths, replace(config, respect_gitignore=False), cwd)
+    notebooks = found.notebooks
+    if notebooks and config.respect_gitignore:
+        ignored = git_ignored_filter(config.root.resolve())
+        if ignored is not None:
+            named = {Path(os.path.abspath(cwd / p)) for p in paths}
+            notebooks = [n for n in notebooks if n in named or not ignored(n)]
+    return notebooks
+
+
+def force_excluded(path: Path, config: Config, cwd: Path) -> bool:
+    """Whether a file named explicitly (pre-commit, an editor, ``--stdin-filename``) is excluded by
+    the configuration (``exclude``, ``extend-exclude``, the built-in folders) or by ``.gitignore``:
+    what ``--force-exclude`` applies, to a named folder as well (the project root never is)."""
+    root = config.root.resolve()
+    absolute = Path(os.path.abspath(cwd / path))
+    is_dir = absolute.is_dir()
+    excluder = _Excluder(root, config)
+    if absolute.resolve() == root:
+        return False
+    if excluder.excluded(absolute, is_dir=is_dir):
+        return True
+    try:
+        inside = absolute.relative_to(root)
+    except ValueError:
+        inside = None
+    if inside is not None:
+        folder = root
+        for part in inside.parts[:-1]:
+            folder = folder / part
+            if excluder.excluded(folder, is_dir=True):
+                return True
+    if config.respect_gitignore:
+        ignored = git_ignored_filter(root)
+        # git lists an ignored folder, not its files: for a folder, ask about a name inside it.
+        probes = [p / "_" if is_dir else p for p in (absolute, absolute.resolve())]
+        if ignored is not None and any(ignored(p) for p in probes):
+            return True
+    return False
 
 
 def _walk(folder: Path, root: Path, excluder: _Excluder, ignored: Callable[[Path], bool] | None,
@@ -123,6 +169,8 @@ def _add_file(path: Path, found: Discovered, seen: set[Path]) -> None:
     seen.add(path)
     if path.suffix == ".py":
         found.python.append(path)
+    elif path.suffix == ".ipynb":
+        found.notebooks.append(path)
     elif is_other_candidate(path):
         found.other.append(path)
 

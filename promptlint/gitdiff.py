@@ -40,6 +40,8 @@ class ChangedLines:
         changed = self.lines.get(path)
         if not changed:
             return False
+        if location.cell is not None:  # a notebook: its JSON lines are not the cell's lines
+            return True
         return any(line in changed for line in range(location.line, max(location.line, location.end_line) + 1))
 
 

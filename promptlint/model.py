@@ -46,8 +46,11 @@ class Location:
     column: int
     end_line: int
     end_column: int
+    cell: int | None = None  # Jupyter notebooks: the 1-based cell; line and end_line are within it
 
     def short(self) -> str:
+        if self.cell is not None:
+            return f"{self.path}:cell {self.cell}:{self.line}:{self.column}"
         return f"{self.path}:{self.line}:{self.column}"
 
 

@@ -123,3 +123,36 @@ def test_fix_hook_applies_safe_fixes(hook_repo: tuple[Path, str, dict[str, str]]
     done = run(["pre-commit", "try-repo", str(source), "promptlint-fix"], root, env)
     assert done.returncode == 1  # pre-commit fails a hook that modified files
     assert "json.dumps(profile, sort_keys=True)" in (root / "profile.py").read_text()
+
+
+def test_hook_skips_a_staged_file_the_configuration_excludes(
+        hook_repo: tuple[Path, str, dict[str, str]], tmp_path: Path) -> None:
+    """pre-commit always names the files; the hooks pass --force-exclude, so `exclude` still holds."""
+    source, _, env = hook_repo
+    root = target_repo(tmp_path / "project")
+    write_tree(root, {"pyproject.toml": '[project]\nname = "helpdesk"\n\n[tool.promptlint]\n'
+                                        'exclude = ["vendored"]\n',
+                      "vendored/bot.py": CROSS_MODULE["helpdesk/bot.py"]})
+    git("add", "pyproject.toml", "vendored/bot.py", cwd=root)
+    skipped = run(["pre-commit", "try-repo", str(source), "promptlint"], root, env)
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    assert "vendored/bot.py" not in skipped.stdout + skipped.stderr
+
+    write_tree(root, {"helpdesk/bot.py": CROSS_MODULE["helpdesk/bot.py"]})  # not excluded: still refused
+    git("add", "helpdesk/bot.py", cwd=root)
+    refused = run(["pre-commit", "try-repo", str(source), "promptlint"], root, env)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "helpdesk/sections.py:3" in refused.stdout and "vendored" not in refused.stdout
+
+
+def test_hook_refuses_a_staged_notebook_with_a_bust(
+        hook_repo: tuple[Path, str, dict[str, str]], tmp_path: Path) -> None:
+    from tests.test_notebooks import BUST
+
+    source, _, env = hook_repo
+    root = target_repo(tmp_path / "project")
+    write_tree(root, {"explore.ipynb": BUST})
+    git("add", "explore.ipynb", cwd=root)
+    refused = run(["pre-commit", "try-repo", str(source), "promptlint"], root, env)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "explore.ipynb:cell 4:2:31: PC001" in refused.stdout

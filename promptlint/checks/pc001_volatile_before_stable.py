@@ -1,4 +1,4 @@
-"""PC001 volatile-before-stable.
+r"""PC001 volatile-before-stable.
 
 ## What it does
 Finds a value that changes between calls (the clock, a uuid, a random number, a counter, a user

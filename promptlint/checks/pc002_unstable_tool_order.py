@@ -1,4 +1,4 @@
-"""PC002 unstable-tool-order.
+r"""PC002 unstable-tool-order.
 
 ## What it does
 Finds tool lists whose order can change between calls: built by iterating a `set`, from

@@ -1,4 +1,4 @@
-"""PC003 unordered-prompt-content.
+r"""PC003 unordered-prompt-content.
 
 ## What it does
 Finds prompt text whose order changes between calls: few-shot examples passed through

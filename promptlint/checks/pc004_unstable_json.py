@@ -1,4 +1,4 @@
-"""PC004 unstable-json-serialization.
+r"""PC004 unstable-json-serialization.
 
 ## What it does
 Finds `json.dumps(...)` without `sort_keys=True` of a dict whose key order can change between

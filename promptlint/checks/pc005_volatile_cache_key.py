@@ -1,4 +1,4 @@
-"""PC005 volatile-cache-key.
+r"""PC005 volatile-cache-key.
 
 ## What it does
 Finds a cache routing key or salt (`prompt_cache_key`, `cache_salt`, a conversation id header)

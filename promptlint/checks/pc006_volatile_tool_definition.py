@@ -1,4 +1,4 @@
-"""PC006 volatile-tool-definition.
+r"""PC006 volatile-tool-definition.
 
 ## What it does
 Finds a value that changes between calls inside a tool definition: a description that mentions
@@ -10,12 +10,12 @@ system prompt and all messages: nothing of the request is served from cache.
 
 ## Example
 ```python
-tools = [{"name": "book", "description": f"Book a room. Today is {date.today()}.", ...}]
+tools = [{"name": "book", "description": f"Book a room. Today is {date.today()}.", "input_schema": SCHEMA}]
 ```
 
 ## Use instead
 ```python
-tools = [{"name": "book", "description": "Book a room.", ...}]  # put the date in the user turn
+tools = [{"name": "book", "description": "Book a room.", "input_schema": SCHEMA}]  # put the date in the user turn
 ```
 
 ## Known problems

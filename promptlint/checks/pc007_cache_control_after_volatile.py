@@ -1,4 +1,4 @@
-"""PC007 cache-control-after-volatile.
+r"""PC007 cache-control-after-volatile.
 
 ## What it does
 Finds an explicit cache breakpoint (Anthropic `cache_control`, Bedrock `cachePoint`) that comes

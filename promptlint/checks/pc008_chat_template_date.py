@@ -1,4 +1,4 @@
-"""PC008 chat-template-date.
+r"""PC008 chat-template-date.
 
 ## What it does
 Finds model chat templates that stamp the current date or time into the prompt (`strftime_now`,

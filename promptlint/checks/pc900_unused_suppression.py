@@ -1,4 +1,4 @@
-"""PC900 unused-suppression.
+r"""PC900 unused-suppression.
 
 ## What it does
 Finds suppression comments (`# promptlint: ignore[CODE]`, `# noqa: CODE`) that suppress nothing:

@@ -29,7 +29,8 @@ def annotation(finding: Finding) -> str:
         properties.append(f"endLine={loc.end_line}")
     if loc.end_line == loc.line and loc.end_column > loc.column:
         properties.append(f"endColumn={loc.end_column}")
-    properties.append(f"title={escape_property(f'promptlint {finding.rule} ({finding.name})')}")
+    cell = f" in cell {loc.cell}" if loc.cell is not None else ""  # a notebook: line within the cell
+    properties.append(f"title={escape_property(f'promptlint {finding.rule} ({finding.name}){cell}')}")
     message = finding.message
     if finding.call_site.api:
         message += f"\nReaches {finding.call_site.api} at {finding.call_site.location.short()}."

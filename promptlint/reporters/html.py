@@ -241,7 +241,12 @@ def _frame(finding: Finding) -> str:
 
 def _rule_table(result: AnalysisResult) -> str:
     counts = {code: n for code, _, n in by_rule(result)}
-    rows = "".join(f'<tr><td><code>{esc(rule.code)}</code></td><td>{esc(rule.name)}</td><td>{esc(rule.summary)}</td>'
+    from promptlint.rule_docs import rule_doc
+
+    # The rule's documentation exactly as written in its module, preformatted and escaped.
+    rows = "".join(f'<tr><td><code>{esc(rule.code)}</code></td><td>{esc(rule.name)}</td><td>{esc(rule.summary)}'
+                   f'<details class="rule-doc"><summary>documentation</summary>'
+                   f'<pre id="doc-{esc(rule.code)}">{esc(rule_doc(rule))}</pre></details></td>'
                    f'<td class="num">{counts.get(rule.code, 0)}</td></tr>' for rule in RULES)
     return ('<section id="rules"><h2>Findings by rule</h2><table><thead><tr><th>Code</th><th>Name</th>'
             f'<th>What it finds</th><th class="num">Findings</th></tr></thead><tbody>{rows}</tbody></table>'

@@ -3,7 +3,8 @@
 Version 1 keys are fixed: ``version``, ``findings`` (``rule``, ``name``, ``severity``, ``path``,
 ``line``, ``column``, ``end_line``, ``end_column``, ``message``, ``volatile_source`` {``path``,
 ``line``, ``kind``}, ``call_site`` {``path``, ``line``, ``api``}, ``lost_tokens_per_call``),
-``errors`` (``path``, ``message``) and ``summary``. Later additions only add keys.
+``errors`` (``path``, ``message``) and ``summary``. Later additions only add keys (``cell``: the
+1-based cell of a Jupyter notebook, ``line`` then counting within the cell; null for other files).
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ def finding_record(finding: Finding) -> dict[str, Any]:
         "message": finding.message,
         "volatile_source": None if source is None else {
             "path": source.location.path, "line": source.location.line, "kind": source.volatility.value,
-            "category": source.category, "source": source.source,
+            "category": source.category, "source": source.source, "cell": source.location.cell,
         },
         "call_site": {"path": finding.call_site.location.path, "line": finding.call_site.location.line,
                       "api": finding.call_site.api, "provider": finding.call_site.provider,
-                      "model": finding.call_site.model},
+                      "model": finding.call_site.model, "cell": finding.call_site.location.cell},
         "lost_tokens_per_call": estimate.lost_tokens_per_call if estimate else None,
         # Additions to version 1 (compatible: new keys only).
         "hint": finding.hint,
@@ -48,6 +49,8 @@ def finding_record(finding: Finding) -> dict[str, Any]:
         "related": [{"path": r.location.path, "line": r.location.line, "message": r.message}
                     for r in finding.related],
         "estimate": None if estimate is None else asdict(estimate),
+        # Jupyter notebooks: the 1-based cell, with line/end_line within it (null elsewhere).
+        "cell": loc.cell,
     }
 
 

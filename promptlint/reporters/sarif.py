@@ -10,7 +10,6 @@ Validated in the tests against the published OASIS schema.
 
 from __future__ import annotations
 
-import importlib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +19,7 @@ from promptlint import __version__
 from promptlint.checks import RULES, Rule
 from promptlint.config import Config
 from promptlint.model import AnalysisResult, Edit, Finding, Location, Severity
+from promptlint.rule_docs import help_uri, rule_doc, rule_page
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -27,13 +27,20 @@ DEFAULT_LEVEL = {"PC900": "warning"}
 FINGERPRINT_KEY = "promptlintFingerprint/v1"
 
 
-def render_sarif(result: AnalysisResult, config: Config) -> str:
+def render_sarif(result: AnalysisResult, config: Config, new: set[int] | None = None) -> str:
+    """``new``: under ``--diff``, the ids of the findings on changed lines; every finding is then
+    written with ``baselineState`` "new" (in the diff) or "unchanged" (not), so code scanning gets
+    the full picture and never closes an alert only because the diff did not touch it."""
     rule_index = {rule.code: i for i, rule in enumerate(RULES)}
+    results = [_result(f, rule_index) for f in result.findings]
+    if new is not None:
+        for finding, entry in zip(result.findings, results):
+            entry["baselineState"] = "new" if id(finding) in new else "unchanged"
     run: dict[str, Any] = {
         "tool": {"driver": _driver()},
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
-        "results": [_result(f, rule_index) for f in result.findings],
+        "results": results,
         "invocations": [_invocation(result)],
     }
     document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
@@ -52,20 +59,25 @@ def _driver() -> dict[str, Any]:
 
 def _rule(rule: Rule) -> dict[str, Any]:
     doc = _rule_doc(rule)
-    return {
+    page = rule_page(rule) if doc else rule.summary
+    entry: dict[str, Any] = {
         "id": rule.code,
         "name": _pascal(rule.name),
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _section(doc, "What it does") or rule.summary},
-        "help": {"text": doc or rule.summary, "markdown": doc or rule.summary},
+        "help": {"text": doc or rule.summary, "markdown": page},
         "defaultConfiguration": {"level": DEFAULT_LEVEL.get(rule.code, "error")},
         "properties": {"tags": ["prompt-caching", "performance", "cost"], "precision": "high"},
     }
+    uri = help_uri(rule)
+    if uri:
+        entry["helpUri"] = uri
+    return entry
 
 
 @lru_cache(maxsize=None)
 def _rule_doc(rule: Rule) -> str:
-    return (importlib.import_module(type(rule).__module__).__doc__ or "").strip()
+    return rule_doc(rule)
 
 
 def _section(doc: str, title: str) -> str:
@@ -92,8 +104,11 @@ def _region(location: Location) -> dict[str, Any]:
 
 
 def _physical(location: Location) -> dict[str, Any]:
-    return {"artifactLocation": {"uri": _uri(location.path), "uriBaseId": "%SRCROOT%"},
-            "region": _region(location)}
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(location.path), "uriBaseId": "%SRCROOT%"},
+                                "region": _region(location)}
+    if location.cell is not None:  # a notebook: lines count within this cell
+        physical["properties"] = {"cell": location.cell}
+    return physical
 
 
 def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:

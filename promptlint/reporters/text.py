@@ -10,6 +10,7 @@ from functools import lru_cache
 from rich.console import Console
 from rich.markup import escape
 
+from promptlint import colors
 from promptlint.config import Config
 from promptlint.model import AnalysisResult, Finding, Severity
 
@@ -17,8 +18,16 @@ STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: 
 CONTEXT_LINES = 1
 
 
-@lru_cache(maxsize=256)
+# Text that is not on disk, by the path findings show (``--stdin-filename``): code frames use it.
+BUFFERS: dict[str, tuple[str, ...]] = {}
+
+
 def _lines(path: str) -> tuple[str, ...]:
+    return BUFFERS.get(path) or _file_lines(path)
+
+
+@lru_cache(maxsize=256)
+def _file_lines(path: str) -> tuple[str, ...]:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return tuple(handle.read().splitlines())
@@ -27,19 +36,23 @@ def _lines(path: str) -> tuple[str, ...]:
 
 
 def make_console(buffer: io.StringIO) -> Console:
+    """Colors as ``promptlint.colors`` decides (``--color``, NO_COLOR, FORCE_COLOR, a terminal);
+    no wrapping when stdout is not a terminal."""
     terminal = sys.stdout.isatty()
-    return Console(file=buffer, force_terminal=terminal, no_color=not terminal, highlight=False,
+    color = colors.wanted(sys.stdout)
+    return Console(file=buffer, force_terminal=color, no_color=not color, highlight=False,
                    soft_wrap=True, width=None if terminal else 10_000, emoji=False)
 
 
-def render_text(result: AnalysisResult, config: Config) -> str:
+def render_text(result: AnalysisResult, config: Config, summary: bool = True) -> str:
     buffer = io.StringIO()
     console = make_console(buffer)
     for finding in result.findings:
         render_finding(console, finding)
     for error in result.errors:
         console.print(f"[bold red]error[/]: {escape(error.path)}: {escape(error.message)}")
-    console.print(summary_line(result))
+    if summary:
+        console.print(summary_line(result))
     return buffer.getvalue()
 
 
@@ -80,7 +93,12 @@ def estimate_line(finding: Finding) -> str:
 
 def code_frame(console: Console, finding: Finding) -> None:
     loc = finding.location
-    lines = _lines(loc.path)
+    if loc.cell is not None:
+        from promptlint.notebooks import cell_lines
+
+        lines = cell_lines(loc.path, loc.cell)
+    else:
+        lines = _lines(loc.path)
     if not lines or loc.line > len(lines):
         return
     first = max(1, loc.line - CONTEXT_LINES)
