@@ -1,4 +1,4 @@
-"""PC009 sliding-history-window.
+r"""PC009 sliding-history-window.
 
 ## What it does
 Finds conversation histories that are cut from the front or the middle one message at a time once
