@@ -227,6 +227,20 @@ class LayoutCollector:
             if frame.function is not None else frozenset()
         self.add(mark_request_derived(layout, derived, inputs, computed_by, named))
 
+    def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
+        from promptlint.analysis.layout import messages_layout
+
+        if is_test_path(frame.module.display.replace(os.sep, "/")):
+            return
+        layout = messages_layout(what, messages, frame.module.location(node), frame.qualname)
+        if frame.function is not None:
+            named = frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
+            inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
+                                          for seg in part.segments if isinstance(seg, Hole)])
+            if inputs:
+                layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named)
+        self.add(layout)
+
     def add(self, layout: PromptLayout) -> None:
         location = layout.call.location
         key = (location, layout.parts, layout.settings)
@@ -291,7 +305,8 @@ class Workspace:
         """Evaluate the module's top level and its selected functions; why it stopped, if it did."""
         from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator
 
-        evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink, collector.on_assembly)
+        evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink, collector.on_assembly,
+                              collector.on_messages)
         evaluator.reaching_names = task.reaching_names
         evaluator.wrappers = dict(task.wrappers)
         selected = task.selected

@@ -294,3 +294,50 @@ def test_assembly_declarations_in_config_are_checked() -> None:
     assert load_knowledge(config).agent_instructions["myframework.Agent"] == ("persona", "#0")
     with pytest.raises(ConfigError, match="'system-messages' must be a table of qualified name"):
         apply_settings(Config(), {"system-messages": {"myframework.Prompt": "text"}}, "pyproject.toml")
+
+
+MESSAGE_LIST_APP = {
+    "app/llms.py": '''
+import openai
+from llama_cpp import Llama
+
+class OpenAi:
+    def chat_completion(self, messages, max_tokens=100):
+        return openai.ChatCompletion.create(model=self.model, messages=messages, max_tokens=max_tokens)
+
+class LocalLlm:
+    def __init__(self, path):
+        self.llm_model = Llama(path)
+    def chat_completion(self, messages, max_tokens=100):
+        response = self.llm_model.create_chat_completion(messages=messages, max_tokens=max_tokens)
+        return {"content": response["choices"][0]["message"]["content"]}
+''',
+    "app/agent.py": '''
+import time
+RULES = "Follow the workflow. Use the tools listed. Reply in JSON. " * 30
+
+def build(prompt: str, feeds: list, completion: str) -> list:
+    messages = [{"role": "system", "content": prompt}]
+    messages.append({"role": "system", "content": f"The current time and date is {time.strftime('%c')}"})
+    for feed in feeds:
+        messages.append({"role": feed.role, "content": feed.text})
+    messages.append({"role": "user", "content": completion})
+    return messages
+
+def step(llm, feeds):
+    reply = llm.chat_completion(build(RULES, feeds, "Next step?"), 500)
+    return [{"role": "system", "content": "Tool said: " + reply["content"] + ". " + RULES}]
+''',
+}
+
+
+def test_a_message_list_handed_to_a_provider_method_is_judged_where_it_is_built(tmp_path: Path) -> None:
+    """INVALID: the agent builds the whole list (a second system message with the time, then the
+    feed history) and hands it to `llm.chat_completion`, whose implementations send it as an LLM
+    call's `messages`; the list's own order is judged, no history assumed. The model's reply built
+    into the next prompt does not carry the prompt's clock."""
+    local = MESSAGE_LIST_APP["app/llms.py"].split("class LocalLlm:")[1].split("    def chat_completion")[1]
+    assert (0, "messages", "messages") in flows_of("def chat_completion" + local.replace("\n    ", "\n"), method=True)
+    found = findings(tmp_path, MESSAGE_LIST_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 6, "error")]
+    assert "messages passed to chat_completion()" in found[0][3] and "assumed" not in found[0][3]

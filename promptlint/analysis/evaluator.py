@@ -45,6 +45,7 @@ from promptlint.analysis.values import (
     concat,
     drop_order,
     holes_of,
+    is_structured,
     lit,
     literal_text,
     map_holes,
@@ -95,11 +96,12 @@ class Frame:
 
 class Evaluator:
     def __init__(self, project: Project, knowledge: Knowledge, on_sink: SinkHandler,
-                 on_assembly: AssemblyHandler | None = None) -> None:
+                 on_assembly: AssemblyHandler | None = None, on_messages: Callable[..., None] | None = None) -> None:
         self.project = project
         self.knowledge = knowledge
         self.on_sink = on_sink
         self.on_assembly = on_assembly
+        self.on_messages = on_messages  # (frame, node, what, message list): a wrapper's messages slot
         self.steps = 0
         self._module_globals: dict[str, dict[str, Value]] = {}  # modules run whole (the entry)
         self._imported: dict[str, Frame] = {}  # modules run a statement at a time (module_global)
@@ -1058,7 +1060,9 @@ class Evaluator:
         volatility = self.knowledge.identifier_names.get(param.arg.lower())
         if volatility is not None and not self.knowledge.is_stable_name(param.arg):
             return self.identifier(param.arg, volatility, where)
-        return unknown(param.arg, where)
+        # No location: an unknown parameter is placed where it enters the prompt text (should it
+        # turn out to be request-derived, that is where the finding points).
+        return unknown(param.arg, None)
 
     def annotated_type(self, annotation: ast.expr, frame: Frame) -> Value | None:
         """A parameter annotated with an LLM client class is such a client."""
@@ -1179,7 +1183,10 @@ class Evaluator:
         if qualname.rsplit(".", 1)[-1][:1].isupper():
             return Obj(qualname, tuple(kwargs.items()), tuple(args))  # a class: keep its fields
         if args or kwargs:
-            volatile = [v for v in [*args, *kwargs.values()] if most_volatile(v)]
+            # An unknown function of volatile text is volatile text (`textwrap.shorten(stamp)`); a
+            # list of messages or a dict handed to an unknown call (a model, a token counter) does
+            # not make what it returns carry their clock.
+            volatile = [v for v in [*args, *kwargs.values()] if not is_structured(v) and most_volatile(v)]
             if volatile and qualname.split(".")[-1] not in ("print", "log", "info", "debug", "hash"):
                 return self.join_unknown(node or ast.Pass(), frame, *volatile)
         return unknown(frame.module.snippet(node) if node is not None else qualname, where)
@@ -1276,7 +1283,7 @@ class Evaluator:
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if called is None:
             return
-        if called in self.wrappers and any(slot[0] == "s" for slot in self.wrappers[called]):
+        if called in self.wrappers and any(slot[0] in "sm" for slot in self.wrappers[called]):
             self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
             return
         named = [k for k in self.knowledge.system_keywords if k in kwargs]
@@ -1320,6 +1327,9 @@ class Evaluator:
             inputs = self.user_turn_inputs(frame.function)  # `.add_system_message(p).add_user_message(q)`
         derived = self.derived(frame.function, inputs) if inputs and frame.function is not None else set()
         for slot in slots:
+            if slot[0] == "m":
+                self.wrapper_messages(name, slot, args, kwargs, frame, node)
+                continue
             if slot[0] != "s":
                 continue
             if _slot_node(node, slot[1:]) in user_expressions:
@@ -1335,6 +1345,20 @@ class Evaluator:
                     bool(input_names([ast.unparse(argument)]) & derived)
                 others = (local_names(frame.function) - derived) if computed and frame.function is not None else None
                 self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs, others)
+
+    def wrapper_messages(self, name: str, slot: str, args: list[Value], kwargs: dict[str, Value],
+                         frame: Frame, node: ast.Call) -> None:
+        """A message list handed to a wrapper whose parameter becomes an LLM call's messages
+        (``provider.chat_completion(messages)``): judged here, where the list is built."""
+        if self.on_messages is None:
+            return
+        if slot[1] == "#":
+            index = int(slot[2:])
+            value = args[index] if index < len(args) else None
+        else:
+            value = kwargs.get(slot[2:])
+        if isinstance(value, Seq) and value.items and most_volatile(value) is not None:
+            self.on_messages(frame, node, f"messages passed to {name}()", value)
 
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
                   derived: set[str] | None = None, inputs: set[str] | None = None,

@@ -220,6 +220,13 @@ def assembly_layout(what: str, text: Value, where: Location, function: str) -> P
     return PromptLayout(site, (Part("system", content_text(text, where), where), Part("history", (history,), where)))
 
 
+def messages_layout(what: str, messages: Value, where: Location, function: str) -> PromptLayout:
+    """The layout of a message list handed to an inferred wrapper whose parameter becomes an LLM
+    call's messages: the order is the list's own, so nothing is assumed about a history."""
+    site = CallSite(where, f"{ASSEMBLY_API} ({what})", ASSEMBLY_PROVIDER, None, function)
+    return PromptLayout(site, tuple(mark_final_user(message_parts(messages, where))))
+
+
 def is_assembly(call: CallSite) -> bool:
     return call.provider == ASSEMBLY_PROVIDER and call.api.startswith(ASSEMBLY_API)
 

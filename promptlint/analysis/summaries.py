@@ -35,7 +35,10 @@ from promptlint.knowledge import Knowledge
 
 SYSTEM = "system"
 USER = "user"
-KINDS = {SYSTEM: "s", USER: "u"}  # slot prefixes: "s#0" (system text), "u=prompt" (user turn)
+MESSAGES = "messages"
+# Slot prefixes: "s#0" (system text), "u=prompt" (user turn), "m=messages" (the whole message list
+# an LLM call sends: the caller that builds it knows the request's full order).
+KINDS = {SYSTEM: "s", USER: "u", MESSAGES: "m"}
 Flow = tuple[int, str, str]  # (positional index or -1, parameter name, target)
 
 
@@ -46,7 +49,8 @@ class SinkShapes:
                  constructors: dict[str, tuple[str, ...]], api_methods: Iterable[str],
                  system_keywords: Iterable[str], user_roles: Iterable[str] = (),
                  user_constructors: dict[str, tuple[str, ...]] | None = None,
-                 any_call_keywords: Iterable[str] = ()) -> None:
+                 any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = ()) -> None:
+        self.messages_keywords = frozenset(messages_keywords)  # LLM API keywords holding the message list
         self.any_call_keywords = frozenset(any_call_keywords)  # system keywords of unresolved calls
         self.system_roles = frozenset(system_roles)
         self.user_roles = frozenset(user_roles)
@@ -63,8 +67,10 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
     system_keywords = {part.arg for spec in knowledge.apis.values() for part in spec.parts
                        if part.part in ("system", "instructions", "system_instruction") and part.arg.isidentifier()}
     users = {name.rsplit(".", 1)[-1]: args for name, args in knowledge.user_messages.items()}
+    messages_keywords = {part.arg for spec in knowledge.apis.values() for part in spec.parts
+                         if part.shape == "messages" and part.arg.isidentifier()}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
-                      system_keywords, knowledge.user_roles, users, knowledge.system_keywords)
+                      system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords)
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:
@@ -112,6 +118,12 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
             if name in shapes.api_methods or short in shapes.api_methods:
                 for keyword in shapes.system_keywords & keywords.keys():
                     reach(keywords[keyword], SYSTEM)
+                for keyword in shapes.messages_keywords & keywords.keys():
+                    reach(keywords[keyword], MESSAGES)
+            elif "messages" in keywords:
+                # An unresolved client's `messages=` (llama_cpp, a gateway, palm): the
+                # implementations of one provider method vote together (infer_wrappers).
+                reach(keywords["messages"], MESSAGES)
             for keyword in shapes.any_call_keywords & keywords.keys():
                 reach(keywords[keyword], SYSTEM)
             for index, arg in enumerate(args):
@@ -168,9 +180,9 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
 
 
 def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-    """The wrappers proper: names with a slot that reaches system content (the others only tell
-    where a user's turn is built)."""
-    return {name: found for name, found in wrappers.items() if any(slot[0] == "s" for slot in found)}
+    """The wrappers proper: names with a slot that reaches system content or an LLM call's message
+    list (the others only tell where a user's turn is built)."""
+    return {name: found for name, found in wrappers.items() if any(slot[0] in "sm" for slot in found)}
 
 
 def _reaches(target: str, slots: dict[str, set[str]], prefix: str) -> bool:

@@ -33,6 +33,7 @@ from promptlint.analysis.values import (
     lit,
     literal_text,
     map_holes,
+    is_structured,
     most_volatile,
     render_json,
     unknown,
@@ -840,7 +841,7 @@ def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
         return owner.field("value") or unknown("next", where)
     if path.endswith("format") and owner.type in ("text",):
         return unknown("format", where)
-    volatile = [v for v in [*args, *kwargs.values()] if most_volatile(v)]
+    volatile = [v for v in [*args, *kwargs.values()] if not is_structured(v) and most_volatile(v)]
     if volatile and node is not None:
         return ev.join_unknown(node, frame, *volatile)
     return unknown(frame.module.snippet(node) if node is not None else path, where)

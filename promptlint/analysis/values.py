@@ -192,6 +192,15 @@ def most_volatile(value: Value) -> Hole | None:
     return best
 
 
+def is_structured(value: Value) -> bool:
+    """A dict, an object, or a list of them (a list of messages): what an unknown call is handed
+    is not text it edits, so its result does not carry their volatility (a model's reply does not
+    carry the clock of the prompt it was sent)."""
+    if isinstance(value, Seq):
+        return any(isinstance(item, (Mapping, Obj, Instance)) for item in value.items)
+    return isinstance(value, (Mapping, Obj, Instance))
+
+
 def map_holes(value: Value, change: Any, depth: int = 0) -> Value:
     """Apply ``change(hole) -> hole`` to every hole of a value (used for caps and sanitizers)."""
     if depth > 12:
@@ -261,12 +270,7 @@ def as_text(value: Value, where: Location | None, expression: str = "value") -> 
     if isinstance(value, Text):
         return value.segs
     if isinstance(value, Unknown):
-        hole = value.hole
-        if where is not None and (hole.location is None or
-                                  (hole.volatility is Volatility.UNKNOWN and not hole.is_history)):
-            # An unknown value is located where it enters the text (should it turn out to be
-            # request-derived, that is where the finding points), not where it was first named.
-            hole = replace(hole, location=where)
+        hole = value.hole if value.hole.location else replace(value.hole, location=where)
         return (hole,)
     if isinstance(value, Splice):
         return (value.hole,)

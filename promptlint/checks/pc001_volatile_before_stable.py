@@ -79,6 +79,10 @@ ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
 # conversation anyway, so only stable text shared across conversations is lost.
 PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
+# Known stable text (about 250 tokens) that must follow a value judged at an assembly point, where the
+# history after it is only assumed, for a warning rather than info: below it, a one-shot call
+# loses too little to be worth a reviewer's time (bench/wild: such findings were false alarms).
+ASSUMED_HISTORY_MIN_CHARS = 1000
 # How often a value changes, for "one finding per root cause": a later value is reported only when
 # it changes more often than every value already reported before it in the same prompt.
 SCOPE_RANK = {Volatility.PER_PROCESS: 0, Volatility.PER_DAY: 1, Volatility.PER_SESSION: 2, Volatility.PER_USER: 2,
@@ -254,12 +258,11 @@ async def local_query(query, store, model_func):
             only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
             if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
                 severity = Severity.WARNING
-            known_tail = after.chars + (LONG_STABLE_CHARS if after.unknown_length else 0)
             consequence = "every call misses the prefix cache from here on"
-            if only_assumed and (known_tail < context.min_stable_chars or
-                                 (hole.category == "request-derived" and not after.unknown_length)):
+            if only_assumed and after.chars < ASSUMED_HISTORY_MIN_CHARS:
                 # Judged at an assembly point with little known text after it: whether anything
-                # is lost depends on a history that may not exist (one-shot calls).
+                # is lost depends on a history that may not exist (one-shot calls), and text of
+                # unknown length after it is as likely volatile as stable.
                 severity = Severity.INFO
                 known = f"only {after.chars:,} characters of" if after.chars else "no"
                 consequence = (f"{known} known stable text follow, so the loss depends on a conversation "
