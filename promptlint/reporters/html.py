@@ -78,7 +78,7 @@ footer{color:#5b6670;font-size:13px;padding-bottom:32px}
 .bars .fill{height:16px;border-radius:3px;min-width:2px}
 .bars .value{white-space:nowrap;text-align:right;font-variant-numeric:tabular-nums}
 .bars .other .label{font-style:italic;color:#5b6670}
-figure.wide{margin-bottom:12px}
+figure.wide{margin-bottom:12px}figure.wide-grid{grid-column:1/-1}
 details{margin:8px 0}summary{cursor:pointer;color:#2e5f8a}
 .tag{display:inline-block;border-radius:4px;padding:0 6px;font-size:12px;font-weight:600;border:1px solid}
 .tag.new{color:#a93226;border-color:#a93226}.tag.unchanged{color:#5b6670;border-color:#aab2ba}
@@ -87,7 +87,7 @@ details{margin:8px 0}summary{cursor:pointer;color:#2e5f8a}
 .meter{display:flex;align-items:center;gap:8px}.meter .track{flex:1;background:#eef1f4;height:12px;
  border-radius:3px;min-width:60px}.meter .fill{height:12px;border-radius:3px}
 .ok{color:#1e8449;font-weight:600}.bad{color:#a93226;font-weight:600}
-td{overflow-wrap:break-word}td.wrap{overflow-wrap:anywhere;min-width:12em}.tag,td.code{white-space:nowrap}
+code{overflow-wrap:anywhere}pre code,td.code code{overflow-wrap:normal}td{overflow-wrap:break-word}td.wrap{overflow-wrap:anywhere;min-width:12em}.tag,td.code{white-space:nowrap}
 """
 
 
@@ -186,16 +186,19 @@ def bar_chart(chart_id: str, rows: list[Bar], color: str = "#34495e", limit: int
         total = sum(r.value for r in rest)
         text = format_usd(total) if rest[0].text.startswith("$") else f"{total:,.0f}"
         shown.append(Bar(f"{len(rest)} {others}{'s' if len(rest) != 1 else ''}", total, text, other=True))
-    top = max((r.value for r in shown), default=0.0) or 1.0
+    # The scale is the largest named row: the "others" bar (a sum) must not flatten the rest, so
+    # it is grey and stops at the full width.
+    top = max((r.value for r in shown if not r.other), default=0.0) or 1.0
     parts = [f'<div class="bars" id="{esc(chart_id)}" role="img">']
     for row in shown:
         share = 0.0 if row.value <= 0 else max(0.5, 100.0 * row.value / top)
+        fill = "#aab2ba" if row.other else color
         tip = f"{row.label}{' (' + row.detail + ')' if row.detail else ''}: {row.text}"
         detail = f"<small>{esc(row.detail)}</small>" if row.detail else ""
         kind = "bar other" if row.other else "bar"
         parts.append(f'<div class="label {kind}" title="{esc(tip)}">{esc(row.label)}{detail}</div>'
                      f'<div class="track" title="{esc(tip)}"><div class="fill" '
-                     f'style="width:{min(share, 100.0):.1f}%;background:{color}"></div></div>'
+                     f'style="width:{min(share, 100.0):.1f}%;background:{fill}"></div></div>'
                      f'<div class="value">{esc(row.text)}</div>')
     parts.append("</div>")
     return "".join(parts)
@@ -221,6 +224,8 @@ def _call_site_cost(result: AnalysisResult, findings: list[Finding]) -> str:
     table = ('<table id="call-site-table"><thead><tr><th>Call</th><th>API</th><th>Rules</th>'
              '<th class="num">Findings</th><th class="num">Est. loss / month</th></tr></thead>'
              f'<tbody>{"".join(rows)}</tbody></table>')
+    table = (f'<details id="all-call-sites"{" open" if len(sites) <= MAX_BARS else ""}><summary>All '
+             f"{plural(len(sites), 'affected call site')}</summary>{table}</details>")
     return (f'<section id="call-sites"><h2>Cost by call site</h2><figure class="wide" id="figure-call-sites">'
             f"<figcaption>Estimated loss per month, costliest first</figcaption>{chart}</figure>{caption}"
             f"{table}</section>")
@@ -252,18 +257,22 @@ def _charts(result: AnalysisResult) -> str:
     rules = [Bar(code, float(n), str(n), name) for code, name, n in by_rule(result)]
     modules = by_module(result)
     money_by_module = module_money(result)
-    module_bars = [Bar(module, float(n), str(n)) for module, n in modules]
+    prefix = common_prefix([module for module, _ in modules])
+    module_bars = [Bar(module[len(prefix):] if prefix else module, float(n), str(n),
+                       f"{format_usd(money_by_module[module])}/month" if money_by_module.get(module) else "")
+                   for module, n in modules]
     money = [Bar(t.provider, t.usd_per_month, format_usd(t.usd_per_month), t.model)
              for t in provider_totals(result) if t.usd_per_month > 0]
     figures = [
         ("chart-rules", "Findings by rule", bar_chart("bars-rules", rules, "#c0392b", others="other rule")),
         ("chart-cost", "Estimated loss per provider ($ per month)",
          bar_chart("bars-cost", money, "#1e8449", others="other provider")),
-        ("chart-modules", f"Findings by module ({len(modules)} module{'s' if len(modules) != 1 else ''})",
+        ("chart-modules", f"Findings by module ({plural(len(modules), 'module')}"
+                          f"{', under ' + prefix.rstrip('./') if prefix else ''})",
          bar_chart("bars-modules", module_bars, "#2e86c1", others="other module")),
     ]
-    items = "".join(f'<figure id="{fid}"><figcaption>{esc(title)}</figcaption>{chart}</figure>'
-                    for fid, title, chart in figures)
+    items = "".join(f'<figure id="{fid}"{" class=wide-grid" if fid == "chart-modules" else ""}>'
+                    f"<figcaption>{esc(title)}</figcaption>{chart}</figure>" for fid, title, chart in figures)
     note = traffic_assumption(result)
     caption = f'<p class="muted">Estimates assume {esc(note)}.</p>' if note else ""
     table = ""
@@ -277,6 +286,20 @@ def _charts(result: AnalysisResult) -> str:
                  f'<th class="num">Est. loss / month</th></tr></thead><tbody>{rows}</tbody></table></details>')
     return (f'<section id="charts"><h2>By rule, provider and module</h2><div class="charts">{items}</div>'
             f"{caption}{table}</section>")
+
+
+def common_prefix(modules: list[str]) -> str:
+    """The dotted (or slashed) prefix all module labels share, to leave out of the chart's labels,
+    ending at a separator; empty when it would leave a label empty or there is only one."""
+    if len(modules) < 2:
+        return ""
+    shared = modules[0]
+    for module in modules[1:]:
+        while not module.startswith(shared):
+            shared = shared[:-1]
+    cut = max(shared.rfind("."), shared.rfind("/"))
+    shared = shared[:cut + 1] if cut >= 0 else ""
+    return shared if shared and all(len(m) > len(shared) for m in modules) else ""
 
 
 def _comparison(comparison: Comparison, findings: list[Finding]) -> str:
