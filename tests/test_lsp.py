@@ -184,3 +184,12 @@ def test_no_quick_fix_once_the_buffer_differs_from_the_analyzed_text(tmp_path: P
             await lsp.stop()
 
     asyncio.run(session())
+
+
+def test_without_pygls_the_command_says_how_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.integration_helpers import cli
+
+    monkeypatch.setitem(sys.modules, "pygls", None)  # find_spec: not installed
+    code, out, err = cli("lsp", cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert "pip install 'promptlint[lsp]'" in err
