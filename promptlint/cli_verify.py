@@ -102,7 +102,8 @@ def check_output_paths(chart: Optional[Path], output: Optional[Path]) -> None:
 
 
 def check_engine_python(engine_python: Optional[str]) -> None:
-    """--engine-python (or $PROMPTLINT_VERIFY_PYTHON) must name an interpreter that exists."""
+    """--engine-python (or $PROMPTLINT_VERIFY_PYTHON) must name an interpreter that exists, and
+    without either some engine must be found (.venv-verify, vllm importable)."""
     import os
     import shutil
 
@@ -118,6 +119,12 @@ def check_engine_python(engine_python: Optional[str]) -> None:
                 raise fail(f"{option}: {value} is not executable")
         elif shutil.which(value) is None:
             raise fail(f"{option}: no such interpreter on PATH: {value}")
+    from verifier.backends import BackendError, find_engine_python
+
+    try:
+        find_engine_python(engine_python)  # no engine at all: say how to install one, now
+    except BackendError as exc:
+        raise fail(str(exc)) from None
 
 
 def load_report(path: Path) -> VerifyReport:
