@@ -193,3 +193,35 @@ def test_without_pygls_the_command_says_how_to_install(monkeypatch: pytest.Monke
     code, out, err = cli("lsp", cwd=tmp_path)
     assert code == 2 and out == ""
     assert "pip install 'promptlint[lsp]'" in err
+
+
+def test_saving_one_module_refreshes_the_other_open_modules_of_the_project(tmp_path: Path) -> None:
+    from tests.integration_helpers import CROSS_MODULE
+
+    root = write_tree(tmp_path, {"pyproject.toml": "[project]\nname = 'helpdesk'\n", **CROSS_MODULE})
+    bot, sections = root / "helpdesk" / "bot.py", root / "helpdesk" / "sections.py"
+    bot_uri, sections_uri = from_fs_path(str(bot)), from_fs_path(str(sections))
+
+    async def session() -> None:
+        lsp = Session()
+        await lsp.start(root)
+        try:
+            lsp.client.text_document_did_open(open_params(sections))
+            lsp.client.text_document_did_open(open_params(bot))
+            # the clock is born in sections.py and reaches the call in bot.py: reported where it is born
+            (diag,) = [d for d in await lsp.diagnostics_for(sections_uri, 1) if d.code == "PC001"]
+            assert diag.related_information and any(
+                r.location.uri == bot_uri for r in diag.related_information)  # the path to the call
+            await lsp.diagnostics_for(bot_uri, 1)
+            # fix the layout in bot.py (the time goes into the final user message) and save bot.py only
+            fixed = bot.read_text(encoding="utf-8").replace('"\\n\\n".join([current_time(), RULES])', "RULES")
+            fixed = fixed.replace('"content": question}', '"content": question + "\\n" + current_time()}')
+            assert fixed.count("current_time()") == 1 and "system = RULES" in fixed
+            bot.write_text(fixed, encoding="utf-8")
+            lsp.client.text_document_did_save(types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=bot_uri)))
+            assert not [d for d in await lsp.diagnostics_for(sections_uri, 2) if d.code == "PC001"]
+        finally:
+            await lsp.stop()
+
+    asyncio.run(session())
