@@ -56,9 +56,6 @@ class Comparison:
             per_site[key] = max(per_site[key], entry.usd_per_month or 0.0)
         return sum(per_site.values())
 
-    def is_new(self, finding: Finding) -> bool:
-        return any(finding is f for f in self.new)
-
 
 def findings_money(findings: Iterable[Finding]) -> float:
     """Worst loss per call site, summed (as ``money_at_stake``)."""

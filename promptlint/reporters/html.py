@@ -38,7 +38,7 @@ from promptlint.reporters.common import (
 
 if TYPE_CHECKING:
     from promptlint.reporters.compare import Comparison
-    from verifier.report import VerifyReport
+    from verifier.report import LayoutStats, SiteResult, VerifyReport
 
 FRAME_LINES = 2
 MAX_BARS = 12  # per chart; the rest are one "others" bar, and listed in full below the chart
@@ -380,15 +380,15 @@ def verify_section(report: VerifyReport) -> str:
             f'{body}<p class="muted">{esc(legend)}</p></section>')
 
 
-def _predicted(predicted: tuple[int, ...] | None, stats: object, simulated: bool) -> str:
-    measured = getattr(stats, "cached_tokens")
+def _predicted(predicted: tuple[int, ...] | None, stats: LayoutStats, simulated: bool) -> str:
+    measured = stats.cached_tokens
     if predicted is None:
         return f"– / {measured:,}"
     total = sum(predicted)
     if simulated:
         return f'{total:,} <span class="muted">(prediction)</span>'
     mark = '<span class="ok" title="measured as predicted">✓</span>' \
-        if tuple(predicted) == tuple(getattr(stats, "cached_per_request")) else \
+        if tuple(predicted) == tuple(stats.cached_per_request) else \
         '<span class="bad" title="the engine measured otherwise">✗</span>'
     return f"{total:,} / {measured:,} {mark}"
 
@@ -397,16 +397,15 @@ def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value:,.0f} ms"
 
 
-def _warm(stats: object) -> str:
-    ttft = getattr(stats, "ttft")
-    p50, p95 = ttft(0.5, warm_only=True), ttft(0.95, warm_only=True)
+def _warm(stats: LayoutStats) -> str:
+    p50, p95 = stats.ttft(0.5, warm_only=True), stats.ttft(0.95, warm_only=True)
     return "–" if p50 is None else f"{p50:,.0f} / {p95:,.0f} ms"
 
 
-def _verdict(site: object) -> str:
+def _verdict(site: SiteResult) -> str:
     from verifier.text_report import verdict
 
-    return verdict(site)  # type: ignore[arg-type]
+    return verdict(site)
 
 
 def render_verify_page(report: VerifyReport) -> str:
