@@ -87,7 +87,7 @@ details{margin:8px 0}summary{cursor:pointer;color:#2e5f8a}
 .meter{display:flex;align-items:center;gap:8px}.meter .track{flex:1;background:#eef1f4;height:12px;
  border-radius:3px;min-width:60px}.meter .fill{height:12px;border-radius:3px}
 .ok{color:#1e8449;font-weight:600}.bad{color:#a93226;font-weight:600}
-code{overflow-wrap:anywhere}pre code,td.code code{overflow-wrap:normal}td{overflow-wrap:break-word}td.wrap{overflow-wrap:anywhere;min-width:12em}.tag,td.code{white-space:nowrap}
+code{overflow-wrap:anywhere}pre code,td.code code{overflow-wrap:normal}td{overflow-wrap:break-word}td.wrap{overflow-wrap:anywhere;min-width:15em}.tag,td.code{white-space:nowrap}
 """
 
 
@@ -366,7 +366,7 @@ def verify_section(report: VerifyReport) -> str:
                     f'<td><span class="tag {"new" if name == "current" else "fixed"}">{name}</span></td>'
                     f"<td>{meter}</td><td class=\"num\">{_predicted(predicted, stats, simulated)}</td>"
                     f'<td class="num">{_ms(stats.ttft_cold)}</td><td class="num">{_warm(stats)}</td></tr>')
-        body = ('<table id="verify-table"><thead><tr><th>Call site</th><th>Layout</th><th>Hit rate (measured)</th>'
+        body = ('<table id="verify-table"><thead><tr><th>Call site</th><th>Layout</th><th>Hit rate</th>'
                 '<th class="num">Cached tokens: predicted / measured</th><th class="num">TTFT cold</th>'
                 f'<th class="num">TTFT warm p50 / p95</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
         verdicts = "".join(f"<li>{esc(_verdict(site))}</li>" for site in report.sites)
