@@ -144,12 +144,11 @@ def diagnostic(finding: Finding, lines: Lines, number: int, cwd: Path) -> types.
                             related_information=related or None, data={"finding": number})
 
 
-def findings_by_uri(result: AnalysisResult, cwd: Path) -> dict[str, list[Finding]]:
-    grouped: dict[str, list[Finding]] = {}
+def findings_by_file(result: AnalysisResult, cwd: Path) -> dict[Path, list[Finding]]:
+    """By resolved path, not URI: editors spell URIs differently (percent-encoding, symlinks)."""
+    grouped: dict[Path, list[Finding]] = {}
     for finding in result.findings:
-        uri = from_fs_path(str((cwd / finding.location.path).resolve()))
-        if uri:
-            grouped.setdefault(uri, []).append(finding)
+        grouped.setdefault((cwd / finding.location.path).resolve(), []).append(finding)
     return grouped
 
 
@@ -169,12 +168,12 @@ def run_analysis(uris: list[str]) -> dict[str, Analyzed]:
         return {}
     with server.lock:
         cwd, result = analyze_paths(list(paths.values()))
-    grouped = findings_by_uri(result, cwd)
+    grouped = findings_by_file(result, cwd)
     analyzed = {}
     for uri, path in paths.items():
         text = read_text(path)
         lines = Lines(text)
-        findings = grouped.get(uri, [])
+        findings = grouped.get(path.resolve(), [])
         entry = Analyzed(text, findings, cwd)
         entry.diagnostics = [diagnostic(f, lines, n, cwd) for n, f in enumerate(findings)]
         analyzed[uri] = entry
