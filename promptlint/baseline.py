@@ -53,6 +53,13 @@ def write_baseline(result: AnalysisResult, path: Path, cwd: Path) -> int:
                                          "path": finding.location.path, "message": finding.message,
                                          "count": 0})
         entry["count"] += 1
+        # What the finding cost when recorded: `report --baseline` prices what was fixed since.
+        call = finding.call_site
+        if call.api:
+            entry["call_site"] = f"{call.location.path}:{call.location.line} {call.api}"
+        worst = max((loss.usd_per_month for loss in finding.estimate.losses), default=0.0) \
+            if finding.estimate is not None else 0.0
+        entry["usd_per_month"] = round(max(entry.get("usd_per_month", 0.0), worst), 2)
     document = {
         "version": BASELINE_VERSION,
         "tool": f"promptlint {__version__}",

@@ -39,6 +39,7 @@ COMMAND_MODULES: list[str] = [
     "promptlint.cli_cost",
     "promptlint.cli_verify",
     "promptlint.cli_report",
+    "promptlint.cli_lsp",
 ]
 
 

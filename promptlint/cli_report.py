@@ -25,16 +25,49 @@ def report(
     output: Annotated[Path, typer.Option("--output", "-o", help="HTML file to write")] = DEFAULT_REPORT,
     show_info: Annotated[bool, typer.Option("--show-info", help="Also show info findings")] = False,
     baseline_file: Annotated[
-        Optional[Path], typer.Option("--baseline", help="Hide the findings recorded in this baseline file")
+        Optional[Path], typer.Option("--baseline", help="Compare with this baseline file: new, fixed and "
+                                     "unchanged findings and the money of each")
+    ] = None,
+    verify_results: Annotated[
+        Optional[Path], typer.Option("--verify-results", help="Include a `promptlint verify --format json` "
+                                     "result: current vs fixed hit rate and TTFT, predicted vs measured")
     ] = None,
     config_file: ConfigOption = None,
 ) -> None:
-    """Write one self-contained HTML report: findings by rule, module and call site, cost per provider."""
+    """Write one self-contained HTML report: cost per call site first, then baseline, verify, rules, modules."""
+    from promptlint.baseline import BaselineError
+    from promptlint.cli import fail
+    from promptlint.reporters.compare import compare
     from promptlint.reporters.html import write_report
 
-    targets, config, result = _analyze(paths, config_file, {"show-info": show_info or None}, baseline_file)
-    write_report(result, config, output)
-    typer.echo(f"promptlint: wrote {output} ({len(result.findings)} findings)", err=True)
+    verify = _load_verify(verify_results) if verify_results is not None else None
+    if baseline_file is not None and not baseline_file.is_file():
+        raise fail(f"baseline file not found: {baseline_file} (write one with `promptlint baseline`)")
+    if not output.resolve().parent.is_dir():
+        raise fail(f"--output: no such folder: {output.parent}")
+    targets, config, result = _analyze(paths, config_file, {"show-info": show_info or None}, None)
+    comparison = None
+    if baseline_file is not None:
+        try:
+            comparison = compare(result, baseline_file, Path.cwd())
+        except BaselineError as exc:
+            raise fail(str(exc)) from None
+    write_report(result, config, output, comparison, verify)
+    extra = f"; {len(comparison.new)} new since the baseline" if comparison is not None else ""
+    typer.echo(f"promptlint: wrote {output} ({len(result.findings)} findings{extra})", err=True)
+
+
+def _load_verify(path: Path):  # type: ignore[no-untyped-def]
+    import json
+
+    from promptlint.cli import fail
+    from verifier.report import VerifyReport
+
+    try:
+        return VerifyReport.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise fail(f"--verify-results {path}: not a readable `promptlint verify --format json` result ({exc})") \
+            from None
 
 
 def baseline(

@@ -65,6 +65,9 @@ def verify(
         raise fail("--requests must be at least 1")
     if model is not None and backend != "openai" and not model.is_dir():
         raise fail(f"--model must be a local model folder: {model}")
+    check_output_paths(chart, output)
+    if backend == "vllm":
+        check_engine_python(engine_python)
     if from_report is not None:
         write_outputs(load_report(from_report), output_format, chart, output)
         raise typer.Exit(EXIT_OK)
@@ -77,6 +80,51 @@ def verify(
     report = run_verify(sites, options)
     write_outputs(report, output_format, chart, output)
     raise typer.Exit(EXIT_OK)
+
+
+def check_output_paths(chart: Optional[Path], output: Optional[Path]) -> None:
+    """Everything that would make writing the results fail is a usage error before the replay,
+    which can take minutes on a real engine: a chart format, its optional dependency, a folder."""
+    import importlib.util
+
+    if chart is not None:
+        suffix = chart.suffix.lower()
+        if suffix not in (".html", ".htm", ".png"):
+            raise fail(f"--chart wants a .html or .png file, not {chart.name}")
+        if suffix == ".png" and importlib.util.find_spec("matplotlib") is None:
+            raise fail("a PNG chart needs matplotlib, which is not installed: pip install matplotlib "
+                       "(or write --chart FILE.html, which needs nothing)")
+    for option, path in (("--chart", chart), ("--output", output)):
+        if path is not None and not path.resolve().parent.is_dir():
+            raise fail(f"{option}: no such folder: {path.parent}")
+        if path is not None and path.is_dir():
+            raise fail(f"{option}: {path} is a folder, not a file")
+
+
+def check_engine_python(engine_python: Optional[str]) -> None:
+    """--engine-python (or $PROMPTLINT_VERIFY_PYTHON) must name an interpreter that exists, and
+    without either some engine must be found (.venv-verify, vllm importable)."""
+    import os
+    import shutil
+
+    for option, value in (("--engine-python", engine_python),
+                          ("PROMPTLINT_VERIFY_PYTHON", None if engine_python else os.environ.get("PROMPTLINT_VERIFY_PYTHON"))):
+        if not value:
+            continue
+        path = Path(value).expanduser()
+        if os.sep in value or (os.altsep and os.altsep in value):
+            if not path.is_file():
+                raise fail(f"{option}: no such interpreter: {value}")
+            if not os.access(path, os.X_OK):
+                raise fail(f"{option}: {value} is not executable")
+        elif shutil.which(value) is None:
+            raise fail(f"{option}: no such interpreter on PATH: {value}")
+    from verifier.backends import BackendError, find_engine_python
+
+    try:
+        find_engine_python(engine_python)  # no engine at all: say how to install one, now
+    except BackendError as exc:
+        raise fail(str(exc)) from None
 
 
 def load_report(path: Path) -> VerifyReport:
@@ -139,17 +187,16 @@ def run_verify(sites: list[SiteRequests], options: VerifyOptions) -> VerifyRepor
             return verify_sites(sites, options, progress)
     except (BackendError, ModelNotFound, ValueError) as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # the engine's interpreter could not be started
+        raise fail(f"could not start the engine: {exc}") from None
 
 
 def write_outputs(report: VerifyReport, output_format: str, chart: Optional[Path], output: Optional[Path]) -> None:
+    """The measured results first (stdout or --output), the chart after: a chart that cannot be
+    drawn never costs the measurements."""
     from verifier.chart import ChartError, write_chart
     from verifier.text_report import render_text
 
-    if chart is not None:
-        try:
-            write_chart(report, chart)
-        except ChartError as exc:
-            raise fail(str(exc)) from None
     if output_format == "json":
         text = json.dumps(report.to_json(), indent=2) + "\n"
     else:
@@ -159,6 +206,13 @@ def write_outputs(report: VerifyReport, output_format: str, chart: Optional[Path
         sys.stdout.flush()
     else:
         output.write_text(text, encoding="utf-8")
+    if chart is not None:
+        try:
+            write_chart(report, chart)
+        except (ChartError, OSError) as exc:
+            kept = f"; the results were written to {output}" if output is not None else \
+                "; the results above were written in full"
+            raise fail(f"{exc}{kept}") from None
 
 
 def verify_model(

@@ -44,6 +44,14 @@ def svg_bars(title: str, rows: list[tuple[str, float, str]], scale: float) -> st
 
 
 def html_chart(report: VerifyReport) -> str:
+    """The verify results in the codebase report's style (promptlint/reporters/html.py)."""
+    from promptlint.reporters.html import render_verify_page
+
+    return render_verify_page(report)
+
+
+def plain_html_chart(report: VerifyReport) -> str:
+    """The former unstyled page (SVG bars), kept for callers that import it."""
     sections = []
     for index, site in enumerate(report.sites):
         rows = layouts(report, index)

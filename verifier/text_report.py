@@ -81,6 +81,35 @@ def results_table(report: VerifyReport) -> Table:
     return table
 
 
+def site_rows(site: SiteResult) -> list[tuple[str, LayoutStats, tuple[int, ...] | None]]:
+    rows = [("current", site.current, site.predicted_current)]
+    if site.fixed is not None:
+        rows.append(("fixed", site.fixed, site.predicted_fixed))
+    return rows
+
+
+def narrow_tables(report: VerifyReport) -> Group:
+    """The results for a terminal too narrow for the wide table: one small table per call site,
+    the figures as rows and the layouts as columns, so no cell is cut to "…"."""
+    parts: list[Table | Text] = []
+    for site in report.sites:
+        rows = site_rows(site)
+        parts.append(Text(site.label, style="bold"))
+        table = Table(show_header=True, header_style="bold", pad_edge=False, box=None, padding=(0, 2, 0, 0))
+        table.add_column("", no_wrap=True)
+        for layout, _, _ in rows:
+            table.add_column(layout, justify="right", no_wrap=True)
+        table.add_row("Hit rate", *(Text(percent(s.hit_rate), style="red" if name == "current" else "green")
+                                    for name, s, _ in rows))
+        table.add_row("Max", *(percent(s.max_hit_rate) for _, s, _ in rows))
+        table.add_row("Cached / prompt tokens", *(f"{s.cached_tokens:,} / {s.prompt_tokens:,}" for _, s, _ in rows))
+        table.add_row("Predicted", *(predicted_cell(p, s, report.engine.backend) for _, s, p in rows))
+        table.add_row("TTFT cold", *(ms(s.ttft_cold) for _, s, _ in rows))
+        table.add_row("TTFT warm p50 / p95", *(warm(s) for _, s, _ in rows))
+        parts += [table, Text("")]
+    return Group(*parts)
+
+
 def bars(site: SiteResult) -> Group:
     lines = [Text(site.label, style="bold")]
     rows = [("current", site.current, "red")]
@@ -136,7 +165,11 @@ def render_text(report: VerifyReport, terminal: bool = False, width: int | None 
     if not report.sites:
         console.print("No call site to verify (no finding at or above the severity asked for).")
         return buffer.getvalue()
-    console.print(results_table(report))
+    table = results_table(report)
+    if console.measure(table, options=console.options.update_width(10_000)).maximum > console.width:
+        console.print(narrow_tables(report))  # 80-100 columns: the wide table would cut cells to "…"
+    else:
+        console.print(table)
     for site in report.sites:
         console.print(bars(site))
     console.print()
