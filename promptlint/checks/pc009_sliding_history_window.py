@@ -34,10 +34,12 @@ def add_message(self, message: dict) -> None:
 
 ## Known problems
 The rule reads the code of the cut, not the request: it does not prove that the list is sent to a
-model. It looks only at lists named like a conversation (`messages`, `history`, `memory`,
-`conversation`, `turns`, `trajectory`, ...) that are cut under a length or budget check, stored
-back on an object, or returned by the method that hands the history out; a local copy cut once
-for a one-off summary is left alone. A window that drops half of the history at a time is still
+model. It looks only at lists named like a conversation (`messages`, `history`, `conversation`,
+`convo`) in files that deal with chat messages for a model (a `role`, an LLM client or call), cut
+under a length or budget check, stored back on an object, or returned by the method that hands
+the history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so
+dropping a fixed head (`h[skip:]`) is not a window. A local copy cut once for a one-off summary is
+left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway). A window that drops half of the history at a time is still
 reported (it misses once per half window instead of on every call): keep it if that is the
 trade-off you chose, with a suppression comment saying so. Cuts inside frameworks (LangChain
 `trim_messages`, a buffer-window memory) are not seen.
@@ -57,8 +59,8 @@ from promptlint.checks.base import Rule, RuleContext
 from promptlint.model import CallSite, Finding, Location, PromptLayout, Severity
 
 # Names of conversation containers (matched inside the last name: `short_memory`, `_messages`).
-HISTORY_WORDS = ("messages", "history", "memory", "memories", "conversation", "convo", "turns",
-                 "trajectory", "dialog", "chat_log")
+# Not `memory`: a memory store is searched, and what reaches a prompt is already per request.
+HISTORY_WORDS = ("messages", "history", "conversation", "convo", "chat_log")
 INDEX_NAMES = frozenset({"idx", "index", "pos", "position", "offset"})
 # What a limit compares: a length, a token count, a budget (`len(x)`, `token_count`, `max_images`).
 SIZE_NAME = re.compile(r"(?i)count|token|size|length|limit|max|budget|num|total|remain")
@@ -70,9 +72,15 @@ CANDIDATE = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")\w*\s*"
                        r"|\bdel\s+[\w.]*(?:" + "|".join(HISTORY_WORDS) + r")")
 
 
+# A file that handles chat messages for a model: role-tagged messages, an LLM client or call.
+CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client)")
+
+
 def may_cut_history(text: str) -> bool:
-    """Whether a file's text may hold a history cut (decides whether the file is parsed)."""
-    return CANDIDATE.search(text) is not None
+    """Whether a file's text may hold a history cut (decides whether the file is parsed): a cut of
+    a history-named list in a file that deals with chat messages for a model (a capped list of
+    alerts or ids in a file that never builds a request is not a prompt's history)."""
+    return CANDIDATE.search(text) is not None and CHAT_CODE.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,16 @@ def summary_prompt(conversation_turns: list) -> str:
     messages = messages[-3:]
     return "Summarize:\\n" + json.dumps(messages)
 """,
+        # A capped list in a file that never builds a request, and a fixed head dropped.
+        """
+class AlertBuffer:
+    def add(self, text: str) -> None:
+        self.recent_messages.append(text)
+        if len(self.recent_messages) > 20:
+            del self.recent_messages[0]
+def older_rounds(conversations: list, keep_start_rounds: int) -> list:
+    return conversations[keep_start_rounds:]
+""",
         # Skipping the system message is not a cut, nor is consuming a queue.
         """
 def to_anthropic(messages: list) -> tuple:
@@ -120,8 +138,8 @@ class Memory:
     def __init__(self, max_messages: int = 100):
         self.messages = []
         self.max_messages = max_messages
-    def add_message(self, message: dict) -> None:
-        self.messages.append(message)
+    def add_message(self, role: str, content: str) -> None:
+        self.messages.append({"role": role, "content": content})
         if len(self.messages) > self.max_messages:
             self.messages = self.messages[-self.max_messages:]
 """,
@@ -131,21 +149,25 @@ class Worker:
         if len(self.agent.messages) > 2 * self.max_trajectory_length + 1:
             self.agent.messages.pop(1)
             self.agent.messages.pop(1)
+    def step(self, llm):
+        self.flush()
+        return llm.chat(self.agent.messages)
 """,
         """
-class BufferedContext:
+class BufferedChatCompletionContext:
     async def get_messages(self) -> list:
         return self._messages[-self._buffer_size:]
 """,
         """
 import json
 def save(messages: list, path: str, length: int) -> None:
+    # messages: [{"role": ..., "content": ...}], replayed on the next run
     kept = messages[:1] + messages[1 + max(0, len(messages) - length):]
     json.dump(kept, open(path, "w"))
 """,
         """
-def fit(messages: list, count_tokens, limit: int) -> list:
-    while count_tokens(messages) > limit and messages:
+def fit(messages: list, model_client, limit: int) -> list:
+    while model_client.count_tokens(messages) > limit and messages:
         messages.pop(len(messages) // 2)
     return messages
 """,
@@ -269,11 +291,16 @@ def _front_slice(value: ast.expr) -> str | None:
     if window.upper is not None or window.step is not None or window.lower is None:
         return None
     lower = window.lower
-    if isinstance(lower, ast.Constant):
-        return None
-    if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub) and isinstance(lower.operand, ast.Constant):
-        return None  # h[-3:]: a fixed tail, taken for a one-off prompt rather than kept as the history
-    return _history(value.value)
+    if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
+        if isinstance(lower.operand, ast.Constant):
+            return None  # h[-3:]: a fixed tail, taken for a one-off prompt rather than kept as the history
+        return _history(value.value)
+    # h[len(h) - n:] slides as the list grows; h[skip:] drops a fixed head and the start stays put.
+    return _history(value.value) if _uses_len(lower) else None
+
+
+def _uses_len(node: ast.expr) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(node))
 
 
 def _slice_size(value: ast.expr) -> str:
