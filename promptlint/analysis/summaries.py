@@ -17,7 +17,10 @@ facts, see ``reach.definition_calls``):
   definition of that name: class-hierarchy dispatch over-approximated by name).
 
 Flows into the user's turn (``user``) are kept the same way: they tell the request-derived stage
-(``analysis/derived.py``) which argument of a wrapper call is the request's own input.
+(``analysis/derived.py``) which argument of a wrapper call is the request's own input. Flows into
+an LLM call's message list (``messages``: the ``messages=`` of a known call, or of any call an
+unresolved client makes) make ``m`` slots: the caller that builds the list hands over the whole
+request in its own order, and is judged there (``Evaluator.wrapper_messages``).
 
 The evaluator then treats a call to a wrapper as an assembly point for the values it is given in
 a system slot (``Evaluator.wrapper_arguments``): the value is judged as system content in the
