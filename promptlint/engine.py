@@ -76,6 +76,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         if cache is not None and whole_project:
             cache.retain_files({relative_key(p, root) for p in python_files})
         project = Project(root, python_files, cwd, config.max_file_bytes, names)
+        for path in requested.python:  # skipped whether or not it could reach an LLM call
+            project.report_too_large(path, facts[path].signature[1])
         role_builders = {p for p, f in facts.items() if f.text_ok and f.role}
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers)

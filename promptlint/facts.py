@@ -16,11 +16,13 @@ from pathlib import Path
 from promptlint.analysis.index import module_names_for
 from promptlint.cache import Cache, FileFacts, sha256_bytes
 from promptlint.checks.pc009_sliding_history_window import may_cut_history
-from promptlint.discover import MAX_CONFIG_BYTES
 from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_system_keywords
 from promptlint.prefilter import imported_modules, package_of, relevant_files
 
 DATE_PIN_WORDS = ("date_string", "VLLM_SYSTEM_START_DATE")
+# The first pass reads modules up to this size (a 2 MB module of few-shot examples is ordinary);
+# the analysis then applies `max-file-bytes` and reports what it skips.
+MAX_PYTHON_FACT_BYTES = 64_000_000
 UNREADABLE = FileFacts((0, 0, 0), None, False, "", (), False)
 # Possessive: a word not followed by "(" is given up at once instead of backtracking through it.
 CALLED_ASCII = re.compile(r"\b(\w++)\s*+\(", re.ASCII)
@@ -96,7 +98,7 @@ def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
         return replace(UNREADABLE, signature=signature)
     sha = sha256_bytes(data)
     definitions = known.definitions_hash if known is not None and known.sha == sha else None
-    if len(data) > MAX_CONFIG_BYTES or b"\x00" in data:
+    if len(data) > MAX_PYTHON_FACT_BYTES or b"\x00" in data:
         return FileFacts(signature, sha, False, package, (), False, False, definitions)
     text = data.decode("utf-8", errors="replace")
     called = called_names_in_text(text)

@@ -241,3 +241,33 @@ def test_slow_module_is_abandoned_with_an_error(tmp_path: Path) -> None:
     errors = {e["path"]: e["message"] for e in document["errors"]}
     assert "time budget" in errors.get("slow.py", ""), errors
     assert result.returncode in (0, 1)
+
+
+def big_module(examples: int) -> str:
+    """A module of few-shot examples (real applications ship them by the megabyte) whose prompt
+    puts the clock before the rules."""
+    rows = "".join(f'    "few-shot example {i}: a question and its worked answer, kept verbatim",\n'
+                   for i in range(examples))
+    return ("from datetime import datetime\nfrom openai import OpenAI\nclient = OpenAI()\n"
+            f"EXAMPLES = [\n{rows}]\n" + 'RULES = "Follow the policy. " * 100\n'
+            "def ask(q: str, history: list):\n"
+            "    return client.chat.completions.create(model='gpt-4o', messages=[\n"
+            "        {'role': 'system', 'content': f'Now {datetime.now()} ' + RULES}, *history,\n"
+            "        {'role': 'user', 'content': q}])\n")
+
+
+def test_a_two_megabyte_module_is_analyzed(tmp_path: Path) -> None:
+    source = big_module(25_000)
+    assert 1_500_000 < len(source) < 5_000_000
+    write_tree(tmp_path, {"app.py": source})
+    result = analyze([tmp_path], Config(root=tmp_path, cache_dir=None), cwd=tmp_path)
+    assert not result.errors
+    assert [(f.rule, f.location.path) for f in result.findings] == [("PC001", "app.py")]
+
+
+def test_a_module_over_max_file_bytes_is_reported_as_skipped(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": big_module(25_000), "notes.py": "x = 1\n" * 300_000})
+    result = analyze([tmp_path], Config(root=tmp_path, cache_dir=None, max_file_bytes=1_000_000), cwd=tmp_path)
+    assert sorted((e.path, "larger than 1000000 bytes" in e.message) for e in result.errors) == \
+        [("app.py", True), ("notes.py", True)]
+    assert result.findings == ()

@@ -56,14 +56,20 @@ class Project:
             return False
         return True
 
+    def report_too_large(self, path: Path, size: int) -> bool:
+        """Record a file over `max-file-bytes` as skipped (a per-file error); True if it is."""
+        if size <= self.max_file_bytes:
+            return False
+        display = self.display(path)
+        self.errors[display] = FileError(display, f"file is larger than {self.max_file_bytes} bytes; skipped "
+                                                  "(raise max-file-bytes to analyze it)")
+        return True
+
     def _read(self, path: Path, parse: Callable[[str, Path, str, str], T]) -> T | None:
         display = self.display(path)
         try:
-            if path.stat().st_size > self.max_file_bytes:
-                raise ParseFailure(
-                    f"file is larger than {self.max_file_bytes} bytes; skipped "
-                    "(raise max-file-bytes to analyze it)"
-                )
+            if self.report_too_large(path, path.stat().st_size):
+                return None
             source = decode_source(path.read_bytes())
             names = module_names_for(path, self.root)
             return parse(names[0] if names else path.stem, path, display, source)
