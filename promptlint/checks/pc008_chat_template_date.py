@@ -69,6 +69,13 @@ class ChatTemplateDate(Rule):
             "serve.sh": "vllm serve ./model --chat-template chat_template.jinja "
                         "--default-chat-template-kwargs '{\"date_string\": \"26 Jul 2024\"}'\n",
         },
+        # A prompt template (not a chat template: it never loops over the messages) whose prose
+        # tells the model to write `now()` in SQL.
+        {"prompts/sql.jinja": "You write SQL. Use `now()` for the current time, e.g. SELECT now();\n"
+                              "The chat messages so far are summarized below.\n{{ question }}\n"},
+        # A chat template that only mentions now() in its text.
+        {"chat_template.jinja": "{% for m in messages %}{{ m.content }}{% endfor %}\n"
+                                "Never call now() yourself; bos_token rules apply.\n"},
     ]
     INVALID = [
         {"deploy/serve.sh": "vllm serve meta-llama/Llama-3.2-3B-Instruct --enable-prefix-caching\n"},
@@ -105,7 +112,10 @@ class ChatTemplateDate(Rule):
                                     "today's date at the top of every prompt, and no `date_string` is pinned")
 
     def _stamps(self, path: str, text: str, template: str) -> Iterable[Finding]:
+        spans = _code_spans(template)
         for match in STAMP.finditer(template):
+            if not any(start <= match.start() < end for start, end in spans):
+                continue  # `now()` in the template's prose is text the model reads, not a call
             fmt = match.group("fmt") or "%H:%M"
             per_time = any(d in fmt for d in TIME_DIRECTIVES)
             severity = Severity.ERROR if per_time else Severity.WARNING
@@ -135,9 +145,37 @@ def _template_text(path: str, text: str) -> str | None:
         if isinstance(template, list):
             template = "\n".join(t.get("template", "") for t in template if isinstance(t, dict))
         return template if isinstance(template, str) else None
-    if path.endswith((".jinja", ".j2", ".jinja2")) and CHAT_TEMPLATE_HINT.search(text) and "messages" in text:
+    if path.endswith((".jinja", ".j2", ".jinja2")) and CHAT_TEMPLATE_HINT.search(text) and _loops_over_messages(text):
         return text
     return None
+
+
+# Jinja's own delimiters: what is inside is code, the rest is text the model reads.
+CODE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+
+
+def _code_spans(template: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in CODE.finditer(template)]
+
+
+def _loops_over_messages(text: str) -> bool:
+    """A chat template renders the conversation: it parses as Jinja and loops over `messages`
+    (a prompt template that merely mentions messages is not one)."""
+    from jinja2 import Environment, TemplateSyntaxError, nodes
+
+    try:
+        tree = Environment().parse(text)
+    except (TemplateSyntaxError, RecursionError, ValueError):
+        return False
+    for loop in tree.find_all(nodes.For):
+        source = loop.iter
+        while isinstance(source, (nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Call)):
+            if isinstance(source, nodes.Name):
+                break
+            source = getattr(source, "node", None)
+        if isinstance(source, nodes.Name) and source.name == "messages":
+            return True
+    return False
 
 
 def _raw_offset(text: str, stamp: str) -> int:
