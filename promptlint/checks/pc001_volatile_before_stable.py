@@ -79,6 +79,16 @@ ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
 # conversation anyway, so only stable text shared across conversations is lost.
 PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
+# What a value of each scope costs from where it sits on: the message says what the JSON `kind` says.
+CONSEQUENCES = {
+    Volatility.PER_REQUEST: "every call misses the prefix cache from here on",
+    Volatility.PER_USER: "each user gets a prefix of their own from here on: text shared across users is not reused",
+    Volatility.PER_SESSION: "each conversation gets a prefix of its own from here on: text shared across "
+                            "conversations is not reused",
+    Volatility.PER_DAY: "the cache from here on goes cold once a day, for every conversation at once",
+    Volatility.PER_PROCESS: "each worker process has a prefix of its own from here on: workers and restarts "
+                            "never share the cache",
+}
 # Known stable text (about 250 tokens) that must follow a value judged at an assembly point, where the
 # history after it is only assumed, for a warning rather than info: below it, a one-shot call
 # loses too little to be worth a reviewer's time (bench/wild: such findings were false alarms).
@@ -258,7 +268,7 @@ async def local_query(query, store, model_func):
             only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
             if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
                 severity = Severity.WARNING
-            consequence = "every call misses the prefix cache from here on"
+            consequence = CONSEQUENCES.get(hole.volatility, CONSEQUENCES[Volatility.PER_REQUEST])
             if only_assumed and after.chars < ASSUMED_HISTORY_MIN_CHARS:
                 # Judged at an assembly point with little known text after it: whether anything
                 # is lost depends on a history that may not exist (one-shot calls), and text of
