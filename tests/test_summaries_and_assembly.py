@@ -237,9 +237,8 @@ class LocalSearch:
         messages = [{"role": "system", "content": prompt}, {"role": "user", "content": query}]
         return await self.model.completion_async(messages=messages)
 '''})
-    # Located at the template slot it fills (like a clock in a slot); the `.format` call on line 10
-    # is a step on its path.
-    assert [(path, line, severity) for path, line, severity, _ in found] == [("search.py", 2, "error")]
+    # Located where the context is put into the prompt: the `.format` call.
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("search.py", 10, "error")]
     assert "request-derived `result.context_chunks`" in found[0][3]
 
 

@@ -177,8 +177,7 @@ def slot_value(value: Value, placeholder: Location | None, name: str) -> tuple:
     and remember the code that filled it."""
 
     def move(hole: Hole) -> Hole:
-        movable = hole.volatility.is_volatile or (hole.volatility is Volatility.UNKNOWN and not hole.is_history)
-        if not movable or placeholder is None:
+        if not hole.volatility.is_volatile or placeholder is None:
             return hole
         steps = hole.path
         if hole.location is not None and hole.location != placeholder:
