@@ -86,7 +86,10 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     findings = run_rules(analysis.layouts, config)
     pins = [p for p in python_files if facts[p].date_pin]
     findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config)
-    findings += history_window_findings(project, [p for p in python_files if facts[p].history_cut], config)
+    window_modules = tuple({name.split(".")[0] for name in knowledge.history_windows})
+    cut_files = [p for p in python_files
+                 if facts[p].history_cut or any(i.split(".")[0] in window_modules for i in facts[p].imports)]
+    findings += history_window_findings(project, cut_files, config, knowledge)
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
     errors = _errors(requested.errors, {**analysis.errors, **project.errors}, [(cwd / p).resolve() for p in paths],
                      cwd)
@@ -402,9 +405,11 @@ def template_findings(project: Project, files: set[Path], config: Config) -> lis
     return list(rule.check_files(texts))
 
 
-def history_window_findings(project: Project, files: list[Path], config: Config) -> list[Finding]:
-    """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one are
-    parsed (a file that does not parse is reported by the layout analysis, not here)."""
+def history_window_findings(project: Project, files: list[Path], config: Config,
+                            knowledge: Knowledge) -> list[Finding]:
+    """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one, or
+    that import a framework with a windowed history, are parsed (a file that does not parse is
+    reported by the layout analysis, not here)."""
     rule = RULES_BY_CODE["PC009"]
     if rule not in selected_rules(config.select, config.ignore, config.extend_select):
         return []
@@ -417,7 +422,7 @@ def history_window_findings(project: Project, files: list[Path], config: Config)
         except (SyntaxError, ValueError, RecursionError):
             continue
         if tree is not None:
-            findings.extend(rule.check_module(project.display(path), tree))
+            findings.extend(rule.check_module(project.display(path), tree, knowledge.history_windows))
     return findings
 
 

@@ -5,7 +5,10 @@ Finds conversation histories that are cut from the front or the middle one messa
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens,
 `messages[:1] + messages[len(messages) - limit:]`, a `get_messages()` that returns only the last
-`buffer_size` messages of what it holds.
+`buffer_size` messages of what it holds. Framework settings that replay only the last turns
+(`Agent(add_history_to_context=True, num_history_runs=5)` in agno, LangChain's
+`ConversationBufferWindowMemory` and `trim_messages`: `history_windows` in
+rules/prompt_sinks.yaml) are the same cut made by a library.
 
 ## Why is this bad?
 A history that only grows is the cheapest prompt there is: every request repeats the previous one
@@ -41,8 +44,8 @@ the history out; the start must move with the list's length (`h[-n:]`, `h[len(h)
 dropping a fixed head (`h[skip:]`) is not a window. A local copy cut once for a one-off summary is
 left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway). A window that drops half of the history at a time is still
 reported (it misses once per half window instead of on every call): keep it if that is the
-trade-off you chose, with a suppression comment saying so. Cuts inside frameworks (LangChain
-`trim_messages`, a buffer-window memory) are not seen.
+trade-off you chose, with a suppression comment saying so. Framework windows are found only for
+the constructors listed in `history_windows`.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -123,6 +126,11 @@ class AlertBuffer:
 def older_rounds(conversations: list, keep_start_rounds: int) -> list:
     return conversations[keep_start_rounds:]
 """,
+        # A window setting with no history sent at all.
+        """
+from agno.agent import Agent
+agent = Agent(instructions="Summarize the page.", num_history_runs=5)
+""",
         # Skipping the system message is not a cut, nor is consuming a queue.
         """
 def to_anthropic(messages: list) -> tuple:
@@ -133,6 +141,12 @@ def drain(pending_messages: list) -> None:
 """,
     ]
     INVALID = [
+        # A framework's windowed history (rules/prompt_sinks.yaml `history_windows`).
+        """
+from agno.agent import Agent
+agent = Agent(instructions="You manage the user's Notion pages.", add_history_to_context=True,
+              num_history_runs=5)
+""",
         """
 class Memory:
     def __init__(self, max_messages: int = 100):
@@ -176,20 +190,87 @@ def fit(messages: list, model_client, limit: int) -> list:
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         return ()
 
-    def check_module(self, path: str, tree: ast.Module) -> Iterator[Finding]:
+    def check_module(self, path: str, tree: ast.Module,
+                     windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None) -> Iterator[Finding]:
+        """``windows``: framework settings that replay only the last turns (rules/prompt_sinks.yaml
+        ``history_windows``: qualified name -> (window keywords, keywords that turn history on))."""
+        for node, name in framework_windows(tree, windows or {}):
+            location = _location(path, node)
+            message = (f"`{name.rsplit('.', 1)[-1]}` replays only the latest turns of the conversation: once it "
+                       "is longer, the window slides on every request, so the replayed history misses the "
+                       "prefix cache on every call")
+            yield Finding(self.code, self.name, Severity.WARNING, location, message,
+                          CallSite(location, "conversation history", "any"), hint=self.fix_hint)
         seen: set[tuple[int, str]] = set()
         for scope, cut in history_cuts(tree):
             if (id(scope), cut.history) in seen:
                 continue  # `pop(1)` twice under one guard: one root cause
             seen.add((id(scope), cut.history))
-            line = getattr(cut.node, "lineno", 1)
-            location = Location(path, line, getattr(cut.node, "col_offset", 0) + 1,
-                                getattr(cut.node, "end_lineno", line) or line,
-                                (getattr(cut.node, "end_col_offset", 0) or 0) + 1)
+            location = _location(path, cut.node)
             message = (f"`{cut.history}` {cut.how}: once it is full, every request drops an earlier "
                        "message, so the whole history after the cut misses the prefix cache on every call")
             yield Finding(self.code, self.name, Severity.WARNING, location, message,
                           CallSite(location, "conversation history", "any"), hint=self.fix_hint)
+
+
+def _location(path: str, node: ast.AST) -> Location:
+    line = getattr(node, "lineno", 1)
+    return Location(path, line, getattr(node, "col_offset", 0) + 1, getattr(node, "end_lineno", line) or line,
+                    (getattr(node, "end_col_offset", 0) or 0) + 1)
+
+
+def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+                      ) -> Iterator[tuple[ast.expr, str]]:
+    """Calls to a framework's windowed history (located at the window's size where one is given) (``Agent(num_history_runs=5,
+    add_history_to_context=True)``, ``trim_messages(...)``), resolved through the module's imports."""
+    if not windows:
+        return
+    aliases = _import_aliases(tree)
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        name = _qualified(call.func, aliases)
+        spec = windows.get(name) if name else None
+        if spec is None:
+            continue
+        sizes, switches = spec
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        if switches and not any(_is_true(keywords.get(k)) for k in switches):
+            continue  # no history is sent at all
+        size = next((keywords[k] for k in sizes if k in keywords and not _is_off(keywords[k])), None)
+        if sizes and size is None:
+            continue
+        yield size or call, name
+
+
+def _import_aliases(tree: ast.Module) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+def _qualified(func: ast.expr, aliases: dict[str, str]) -> str | None:
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in aliases:
+        return None
+    return ".".join([aliases[func.id], *reversed(parts)])
+
+
+def _is_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _is_off(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (None, 0, False)
 
 
 def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
