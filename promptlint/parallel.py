@@ -208,13 +208,25 @@ class LayoutCollector:
         location = frame.module.location(node)
         site = call_site(node, frame.module, spec, kwargs, owner, location, frame.qualname)
         layout = build_layout(spec, site, args, kwargs, owner)
-        if frame.function is not None:
-            named = frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
-            inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
-                                          for seg in part.segments if isinstance(seg, Hole)])
-            if inputs:
-                layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named)
-        self.add(layout)
+        self.add(self.with_request_derived(layout, frame))
+
+    def with_request_derived(self, layout: PromptLayout, frame: Frame) -> PromptLayout:
+        """The layout with what its final user turn (or a parameter named like the request's
+        input) derives marked per request."""
+        if frame.function is None:
+            return layout
+        named = self.named_inputs(frame)
+        inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
+                                      for seg in part.segments if isinstance(seg, Hole)])
+        if not inputs:
+            return layout
+        return mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named)
+
+    def named_inputs(self, frame: Frame) -> frozenset[str]:
+        """Parameters named like the request's own input (rules/prompt_sinks.yaml request_inputs)."""
+        if frame.function is None:
+            return frozenset()
+        return frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
 
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
                     inputs: set[str], computed_by: set[str] | None = None) -> None:
@@ -223,9 +235,7 @@ class LayoutCollector:
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
         layout = assembly_layout(what, text, frame.module.location(node), frame.qualname)
-        named = frozenset(parameter_names(frame.function) & self.knowledge.request_inputs) \
-            if frame.function is not None else frozenset()
-        self.add(mark_request_derived(layout, derived, inputs, computed_by, named))
+        self.add(mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame)))
 
     def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
         from promptlint.analysis.layout import messages_layout
@@ -233,13 +243,7 @@ class LayoutCollector:
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return
         layout = messages_layout(what, messages, frame.module.location(node), frame.qualname)
-        if frame.function is not None:
-            named = frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
-            inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
-                                          for seg in part.segments if isinstance(seg, Hole)])
-            if inputs:
-                layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named)
-        self.add(layout)
+        self.add(self.with_request_derived(layout, frame))
 
     def add(self, layout: PromptLayout) -> None:
         location = layout.call.location
