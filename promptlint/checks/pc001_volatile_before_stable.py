@@ -45,13 +45,17 @@ memory recalls; add your own in `[tool.promptlint.lookups]`), even where the use
 sight: documents retrieved for this question belong after the history, in the final user turn.
 
 ## Known problems
-Severity follows how often the value changes: per-request values are errors (warnings when less
-than about 500 tokens of stable text follow, or when only an assumed history follows), per-user
-and per-session values warnings and only when stable text shared across conversations follows
-(the history of one conversation is theirs anyway), per-day and once-per-process values `info`
-(shown with `--show-info`). Values stored on an object in `__init__` are assumed to live for one
-conversation. Unknown values (parameters, I/O) are not flagged unless they are derived from the
-final user turn. Inferred wrappers are matched by the callee's last name (every project
+Severity follows how often the value changes, and the message says what that scope costs:
+per-request values are errors (warnings when less than about 500 tokens of stable text follow, or
+when only an assumed history follows; `info` when, judged at an assembly point with the history
+only assumed, less than about 250 tokens of known text follow, because a one-shot call then loses
+next to nothing), per-user and per-session values warnings and only when stable text shared
+across conversations follows (the history of one conversation is theirs anyway), per-day values
+`info` (the cache goes cold once a day), once-per-process values `info` (workers do not share a
+prefix). `info` findings are shown with `--show-info`. Values stored on an object in `__init__`
+are assumed to live for one conversation. Unknown values (parameters, I/O) are not flagged unless
+they are derived from the final user turn, named like the request's input, or returned by a
+lookup. Inferred wrappers are matched by the callee's last name (every project
 definition of that name), so a volatile value passed to an unrelated function of the same name as
 a wrapper is reported too; a lookup keyed by a constant is not request-derived.
 
