@@ -39,6 +39,7 @@ from promptlint.facts import (
     module_names,
     relative_key,
 )
+from promptlint.estimate.prices import load_price_table
 from promptlint.knowledge import Knowledge, load_knowledge
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
 from promptlint.parallel import (
@@ -383,7 +384,9 @@ class _Dependencies:
 
 
 def run_rules(layouts: list[PromptLayout], config: Config) -> list[Finding]:
-    context = RuleContext(config.min_stable_chars)
+    explicit = frozenset(name for name, rules in load_price_table(config).providers.items()
+                         if rules.cache == "explicit") if layouts else frozenset()
+    context = RuleContext(config.min_stable_chars, explicit)
     rules = selected_rules(config.select, config.ignore, config.extend_select)
     findings: list[Finding] = []
     for index, layout in enumerate(layouts):

@@ -38,3 +38,20 @@ def test_message_kind_and_severity_agree(tmp_path: Path, head: str, kind: str, s
     assert finding.volatile_source is not None and finding.volatile_source.volatility.value == kind
     assert finding.severity.value == severity
     assert kind in finding.message and says in finding.message
+
+
+def test_no_breakpoint_on_an_explicit_cache_provider_is_a_warning_that_says_so(tmp_path: Path) -> None:
+    """Anthropic caches only at `cache_control` breakpoints: with none, nothing is cached as
+    written, so the finding is not an error, and it says what would make it matter."""
+    root = write_tree(tmp_path, {"app.py": '''
+from datetime import datetime
+import anthropic
+client = anthropic.Anthropic()
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+def answer(history: list):
+    return client.messages.create(model="claude-sonnet-4-5", max_tokens=500, messages=history,
+                                  system=f"Now: {datetime.now()}\\n" + POLICY)
+'''})
+    [finding] = analyze([root], Config(root=root, cache_dir=None), cwd=root).findings
+    assert (finding.rule, finding.severity.value) == ("PC001", "warning")
+    assert "marks no cache breakpoint, so nothing is cached as written" in finding.message

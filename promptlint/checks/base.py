@@ -46,6 +46,8 @@ LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an 
 @dataclass(frozen=True)
 class RuleContext:
     min_stable_chars: int
+    # Providers that cache only at breakpoints the caller marks (rules/prices.yaml `cache: explicit`)
+    explicit_cache_providers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

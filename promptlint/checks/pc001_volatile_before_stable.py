@@ -52,7 +52,12 @@ only assumed, less than about 250 tokens of known text follow, because a one-sho
 next to nothing), per-user and per-session values warnings and only when stable text shared
 across conversations follows (the history of one conversation is theirs anyway), per-day values
 `info` (the cache goes cold once a day), once-per-process values `info` (workers do not share a
-prefix). `info` findings are shown with `--show-info`. Values stored on an object in `__init__`
+prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and recalled
+content judged at an assembly point with only an assumed history after it and under ~500 tokens of
+known text is `info` (such calls are mostly one-shot). On a provider that caches only at explicit
+breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call with no
+breakpoint caches nothing as written: the finding is a warning and says so, and the estimate's
+loss assumes the fix adds the breakpoint. Values stored on an object in `__init__`
 are assumed to live for one conversation. Unknown values (parameters, I/O) are not flagged unless
 they are derived from the final user turn, named like the request's input, or returned by a
 lookup. Inferred wrappers are matched by the callee's last name (every project
@@ -77,12 +82,15 @@ from promptlint.checks.base import (
     stable_after,
     volatile_holes,
 )
-from promptlint.model import Finding, PromptLayout, Severity, Volatility
+from promptlint.model import CacheBreakpoint, Finding, PromptLayout, Severity, Volatility
 
 ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
 # conversation anyway, so only stable text shared across conversations is lost.
 PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
+# Content looked up or computed for the request (not a clock or an id): it is in the prompt on
+# purpose, and where the call is not seen, whether a history follows it is a guess.
+LOOKED_UP = frozenset({"request-derived", "retrieval", "memory"})
 # What a value of each scope costs from where it sits on: the message says what the JSON `kind` says.
 CONSEQUENCES = {
     Volatility.PER_REQUEST: "every call misses the prefix cache from here on",
@@ -197,13 +205,13 @@ def stamp() -> str:
     return f"Request time: {time.time()}"
 """,
             "app/bot.py": """
-import anthropic
+from openai import OpenAI
 from app.clock import stamp
-client = anthropic.Anthropic()
+client = OpenAI()
 def chat(history: list):
     system = "\\n\\n".join([stamp(), "You are a support agent for ACME."])
-    return client.messages.create(model="claude-haiku-4-5", max_tokens=300, system=system,
-                                  messages=history)
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history])
 """,
         },
         # Judged where it is assembled: a builder with no LLM call in sight.
@@ -281,8 +289,25 @@ async def local_query(query, store, model_func):
                 known = f"only {after.chars:,} characters of" if after.chars else "no"
                 consequence = (f"{known} known stable text follow, so the loss depends on a conversation "
                                "history being sent after it (info)")
+            if only_assumed and hole.category in LOOKED_UP and severity is not Severity.INFO:
+                # Content looked up or derived for this request, judged where a system text is
+                # assembled for a call we cannot see: such calls are mostly one-shot (a RAG
+                # answer, an extraction), and whether a history follows is only assumed.
+                severity = Severity.INFO
+                consequence += "; whether a conversation history follows is not known here (info)"
+            if layout.call.provider in context.explicit_cache_providers and not _has_breakpoint(layout) \
+                    and severity is Severity.ERROR:
+                # Nothing is cached as written (the estimate's loss assumes the fix adds a breakpoint):
+                # not an error, but the order stops any breakpoint from paying off.
+                severity = Severity.WARNING
+                consequence = ("this call marks no cache breakpoint, so nothing is cached as written; a "
+                               "breakpoint pays off only once the value moves after the stable part")
             message = (f"{describe_hole(hole)} comes before {after.describe()} in the "
                        f"`{layout.call.api}` prompt; {consequence}")
             if only_assumed:
                 message += f" (assumed: {after.assumed})"
             yield self.finding(layout, layout_index, index, hole, severity, message)
+
+
+def _has_breakpoint(layout: PromptLayout) -> bool:
+    return any(isinstance(segment, CacheBreakpoint) for _, segment in layout.segments())
