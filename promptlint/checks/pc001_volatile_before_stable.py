@@ -82,7 +82,7 @@ from promptlint.checks.base import (
     stable_after,
     volatile_holes,
 )
-from promptlint.model import CacheBreakpoint, Finding, PromptLayout, Severity, Volatility
+from promptlint.model import CacheBreakpoint, Finding, Hole, Literal, PromptLayout, Severity, Volatility
 
 ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
@@ -289,6 +289,14 @@ async def local_query(query, store, model_func):
                 known = f"only {after.chars:,} characters of" if after.chars else "no"
                 consequence = (f"{known} known stable text follow, so the loss depends on a conversation "
                                "history being sent after it (info)")
+            block = _stable_block_after(layout, index)
+            if hole.category in LOOKED_UP and not after.history and block < ASSUMED_HISTORY_MIN_CHARS \
+                    and severity is not Severity.INFO:
+                # Looked-up content followed by a short instruction and then more request content
+                # (`Query: {q}` / one sentence / `{documents}`): moving it would save little.
+                severity = Severity.INFO
+                consequence += (f"; only {block:,} characters of stable text follow it before other "
+                                "request content (info)")
             if only_assumed and hole.category in LOOKED_UP and severity is not Severity.INFO:
                 # Content looked up or derived for this request, judged where a system text is
                 # assembled for a call we cannot see: such calls are mostly one-shot (a RAG
@@ -311,3 +319,16 @@ async def local_query(query, store, model_func):
 
 def _has_breakpoint(layout: PromptLayout) -> bool:
     return any(isinstance(segment, CacheBreakpoint) for _, segment in layout.segments())
+
+
+def _stable_block_after(layout: PromptLayout, index: int) -> int:
+    """Characters of known text right after a value, up to the next value that is not known."""
+    chars = 0
+    for position, (_, segment) in enumerate(layout.segments()):
+        if position <= index:
+            continue
+        if isinstance(segment, Hole):
+            break
+        if isinstance(segment, Literal):
+            chars += len(segment.text)
+    return chars
