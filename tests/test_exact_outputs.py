@@ -1,0 +1,279 @@
+"""What a user sees, checked against expectations computed independently of promptlint:
+
+- locations: line, column and end column found by searching the source text for the offending
+  expression, compared with the JSON fields, the SARIF region, the GitHub annotation and the text
+  header (1-based lines; columns count characters; the end column is exclusive, as SARIF's);
+- severities: one example per volatility scope, and each format's name for each severity;
+- exit codes: every path, each with inputs where the answer differs from the other paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from promptlint.cli import app
+from tests.conftest import FIXTURES, write_tree
+
+# One function per volatility scope; each value sits before the same long stable policy and the
+# conversation history, so only the scope decides the severity (docs: README "The rules").
+SCOPES = '''
+import os
+import random
+import uuid
+from datetime import date, datetime
+from openai import OpenAI
+
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 20
+TOPICS = {"billing", "shipping", "returns"}
+EXAMPLES = ["Q: reset router? A: hold the button.", "Q: refund? A: see policy.", "Q: hours? A: 9-5."]
+
+
+def per_request(question: str, history: list) -> str:
+    system = f"Request {uuid.uuid4()}\\n" + POLICY
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+
+
+def per_user(user_id: str, question: str, history: list) -> str:
+    system = f"Customer {user_id}\\n" + POLICY
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+
+
+def per_day(question: str, history: list) -> str:
+    system = f"Today is {date.today()}\\n" + POLICY
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+
+
+def per_process(question: str, history: list) -> str:
+    system = f"Worker {os.getpid()}\\n" + POLICY
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+
+
+class Conversation:
+    def __init__(self) -> None:
+        self.started = datetime.now()
+
+    def ask(self, question: str, history: list) -> str:
+        system = f"Conversation started {self.started}\\n" + POLICY
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+
+
+def process_order(question: str, history: list) -> str:
+    system = "Topics: " + ", ".join(TOPICS) + "\\n" + POLICY
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+
+
+def request_order(question: str, history: list) -> str:
+    system = "Examples:\\n" + "\\n".join(random.sample(EXAMPLES, 2)) + "\\n" + POLICY
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+
+
+def short_single_shot(question: str) -> str:
+    system = f"Zeit — {datetime.now()}\\nBe brief."
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+'''
+
+# (text around the value, the value, rule, severity): the scope decides the severity.
+SCOPE_FINDINGS = [
+    ('TOPICS = {"billing", "shipping", "returns"}', '{"billing", "shipping", "returns"}', "PC003", "warning"),
+    ("{uuid.uuid4()}", "uuid.uuid4()", "PC001", "error"),  # per request, before a long prefix and history
+    ("{user_id}", "user_id", "PC001", "warning"),  # per user
+    ("{date.today()}", "date.today()", "PC001", "info"),  # per day
+    ("{os.getpid()}", "os.getpid()", "PC001", "info"),  # once per process
+    ("{self.started}", "self.started", "PC001", "info"),  # stored in __init__: once per conversation
+    # Order per request; located where the value enters the prompt: the joined text.
+    ('"\\n".join(random.sample(EXAMPLES, 2))', '"\\n".join(random.sample(EXAMPLES, 2))', "PC003", "error"),
+    # Per request, but only 10 characters of stable text follow and no history: little is lost.
+    # The em dash before it checks that columns count characters, not UTF-8 bytes.
+    ("— {datetime.now()}", "datetime.now()", "PC001", "info"),
+]
+SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def span(text: str, context: str, value: str) -> tuple[int, int, int, int]:
+    """(line, column, end_line, end_column) of ``value`` inside the only occurrence of ``context``:
+    1-based, columns in characters, end column exclusive."""
+    assert text.count(context) == 1, context
+    offset = text.index(context) + context.index(value)
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    assert "\n" not in value
+    return line, column, line, column + len(value)
+
+
+def run(root: Path, *args: str) -> tuple[int, str]:
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(app, ["check", ".", "--no-cache", *args])
+    finally:
+        os.chdir(previous)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout
+
+
+@pytest.fixture(scope="module")
+def scopes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    root = write_tree(tmp_path_factory.mktemp("scopes"), {"app.py": SCOPES})
+    return root, (root / "app.py").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def expected(scopes: tuple[Path, str]) -> list[tuple[tuple[int, int, int, int], str, str]]:
+    _, text = scopes
+    return sorted((span(text, context, value), rule, severity) for context, value, rule, severity in SCOPE_FINDINGS)
+
+
+def test_json_locations_and_severities_per_scope(scopes: tuple[Path, str], expected: list) -> None:
+    code, out = run(scopes[0], "--format", "json", "--show-info")
+    found = sorted(((f["line"], f["column"], f["end_line"], f["end_column"]), f["rule"], f["severity"])
+                   for f in json.loads(out)["findings"])
+    assert found == expected
+    assert code == 1
+
+
+def test_sarif_regions_and_levels(scopes: tuple[Path, str], expected: list) -> None:
+    _, out = run(scopes[0], "--format", "sarif", "--show-info")
+    found = []
+    for result in json.loads(out)["runs"][0]["results"]:
+        region = result["locations"][0]["physicalLocation"]["region"]
+        found.append(((region["startLine"], region["startColumn"], region["endLine"], region["endColumn"]),
+                      result["ruleId"], result["level"]))
+    assert sorted(found) == sorted((where, rule, SARIF_LEVELS[severity]) for where, rule, severity in expected)
+
+
+def test_github_annotations_levels_and_positions(scopes: tuple[Path, str], expected: list) -> None:
+    _, out = run(scopes[0], "--format", "github", "--show-info")
+    pattern = re.compile(r"^::(\w+) file=app\.py,line=(\d+),col=(\d+),endLine=(\d+),endColumn=(\d+),"
+                         r"title=promptlint (PC\d+) ")
+    found = sorted(((int(m[2]), int(m[3]), int(m[4]), int(m[5])), m[6], m[1])
+                   for m in map(pattern.match, out.splitlines()) if m)
+    assert found == sorted((where, rule, GITHUB_COMMANDS[severity]) for where, rule, severity in expected)
+
+
+def test_text_headers(scopes: tuple[Path, str], expected: list) -> None:
+    _, out = run(scopes[0], "--show-info")
+    headers = sorted(line.split("] ")[0] + "]" for line in out.splitlines() if line.startswith("app.py:"))
+    assert headers == sorted(f"app.py:{line}:{column}: {rule} [{severity}]"
+                             for (line, column, _, _), rule, severity in expected)
+
+
+# The demo app's findings in Python files: the expression each one must point at.
+DEMO_SPANS = {
+    ("support_bot/escalation.py", "PC007"): ("datetime.now(timezone.utc).isoformat()",) * 2,
+    ("support_bot/prompts.py", "PC001"): ("{now:%A", "now"),
+    ("support_bot/summarize.py", "PC004"): ("json.dumps(_output_schema())",) * 2,
+    ("support_bot/tools.py", "PC002"): ("for name in ENABLED_TOOLS", "ENABLED_TOOLS"),
+}
+
+
+def test_demo_python_findings_point_at_the_offending_expression() -> None:
+    demo = FIXTURES / "demo_app"
+    _, out = run(demo, "--format", "json")
+    findings = {(f["path"], f["rule"]): f for f in json.loads(out)["findings"]}
+    for (path, rule), (context, value) in DEMO_SPANS.items():
+        f = findings[(path, rule)]
+        text = (demo / path).read_text(encoding="utf-8")
+        assert (f["line"], f["column"], f["end_line"], f["end_column"]) == span(text, context, value), (path, rule)
+    # PC005 points at the whole call that sends the volatile cache key (several lines).
+    call = findings[("support_bot/agent.py", "PC005")]
+    lines = (demo / "support_bot/agent.py").read_text(encoding="utf-8").split("\n")
+    first = lines[call["line"] - 1][call["column"] - 1:]
+    assert first.startswith("openai_client.chat.completions.create(")
+    assert lines[call["end_line"] - 1][:call["end_column"] - 1].rstrip().endswith(")")
+    assert lines[call["end_line"] - 1][call["end_column"] - 1:].strip() == ""
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: a value in a YAML block scalar (`system: |`) is located "
+                   "from the column of the `|` indicator, not of the text (promptlint/analysis/templates.py)")
+def test_demo_yaml_placeholder_location() -> None:
+    demo = FIXTURES / "demo_app"
+    _, out = run(demo, "--format", "json")
+    f = next(f for f in json.loads(out)["findings"] if f["path"] == "support_bot/prompts.yaml")
+    text = (demo / "support_bot/prompts.yaml").read_text(encoding="utf-8")
+    assert (f["line"], f["column"], f["end_line"], f["end_column"]) == \
+        span(text, "Ticket received at {received_at}", "{received_at}")
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: Jinja2 findings carry only the line (column 1, empty range): "
+                   "jinja2's nodes have no columns (promptlint/analysis/templates.py)")
+def test_demo_jinja_placeholder_location() -> None:
+    demo = FIXTURES / "demo_app"
+    _, out = run(demo, "--format", "json")
+    f = next(f for f in json.loads(out)["findings"] if f["path"] == "support_bot/templates/system.j2")
+    text = (demo / "support_bot/templates/system.j2").read_text(encoding="utf-8")
+    assert (f["line"], f["column"], f["end_line"], f["end_column"]) == span(text, "{{ now }}", "{{ now }}")
+
+
+# --- exit codes --------------------------------------------------------------------------------
+
+def only(function: str) -> str:
+    """The imports and constants of SCOPES with one of its functions."""
+    head = SCOPES.split("\n\ndef per_request")[0]
+    body = re.search(rf"(?ms)^def {function}\(.*?(?=^def |^class |\Z)", SCOPES)
+    assert body is not None
+    return head + "\n\n" + body.group(0)
+
+
+PROJECTS = {
+    "clean": {"app.py": only("short_single_shot").replace("{datetime.now()}", "{{}}")},
+    "error": {"app.py": only("per_request")},
+    "warning": {"app.py": only("per_user")},
+    "info": {"app.py": only("per_day")},
+    "broken only": {"broken.py": "from openai import OpenAI\ndef f(:\n"},
+    "broken and clean": {"broken.py": "from openai import OpenAI\ndef f(:\n",
+                         "app.py": only("short_single_shot").replace("{datetime.now()}", "{{}}")},
+    "broken and warning": {"broken.py": "from openai import OpenAI\ndef f(:\n", "app.py": only("per_user")},
+}
+
+
+@pytest.mark.parametrize("project,args,code", [
+    ("clean", (), 0),
+    ("clean", ("--fail-on", "info", "--show-info"), 0),
+    ("error", (), 1),
+    ("error", ("--fail-on", "error"), 1),
+    ("warning", (), 1),  # default fail level: warning
+    ("warning", ("--fail-on", "warning"), 1),
+    ("warning", ("--fail-on", "error"), 0),  # below the fail level
+    ("warning", ("--fail-on", "info"), 1),
+    ("info", (), 0),
+    ("info", ("--fail-on", "info"), 0),  # hidden info findings do not fail
+    ("info", ("--fail-on", "info", "--show-info"), 1),
+    ("info", ("--fail-on", "warning", "--show-info"), 0),
+    ("broken only", (), 2),  # nothing could be analyzed
+    ("broken and clean", (), 0),  # a per-file error alone changes nothing
+    ("broken and warning", (), 1),
+    ("broken and warning", ("--fail-on", "error"), 0),
+    ("clean", ("--format", "yaml"), 2),  # usage error
+    ("clean", ("--select", "XX999"), 2),  # configuration error
+])
+def test_exit_code(tmp_path: Path, project: str, args: tuple[str, ...], code: int) -> None:
+    root = write_tree(tmp_path, PROJECTS[project])
+    assert run(root, *args)[0] == code
+
+
+@pytest.mark.parametrize("configured,flag,code", [("error", None, 0), ("warning", None, 1), ("error", "warning", 1),
+                                                   ("warning", "error", 0)])
+def test_fail_on_from_the_config_and_the_flag_wins(tmp_path: Path, configured: str, flag: str | None,
+                                                   code: int) -> None:
+    root = write_tree(tmp_path, {**PROJECTS["warning"], "pyproject.toml": f'[tool.promptlint]\nfail-on = "{configured}"\n'})
+    assert run(root, *(("--fail-on", flag) if flag else ()))[0] == code
+
+
+def test_show_fixes_exit_codes(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, PROJECTS["clean"])
+    assert run(root, "--show-fixes")[0] == 0
