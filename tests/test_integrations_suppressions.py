@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from promptlint.checks import RULES_BY_CODE
 from promptlint.suppressions import parse_directives
 from tests.conftest import write_tree
-from tests.integration_helpers import CLOCK_BUST, rules_found
+from tests.integration_helpers import CLOCK_BUST, check_json, rules_found
 
 LINE = '    system = f"Current time: {datetime.now()}\\n" + POLICY'
 
@@ -111,3 +113,54 @@ def test_pc900_examples_through_the_pipeline(tmp_path: Path) -> None:
     for index, example in enumerate(rule.INVALID):
         folder = write_tree(tmp_path / f"invalid{index}", example)
         assert "PC900" in rules_found(folder)
+
+
+# A finding over three lines (json.dumps of a dict built in set order, lines 9-11 of app.py).
+MULTI_LINE = '''
+import json
+from openai import OpenAI
+
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 20
+TOPICS = {{"billing", "shipping", "returns"}}
+
+
+def answer(question: str, history: list) -> str:
+    system = "Catalog: " + json.dumps(  {first}
+        {{name: "open" for name in TOPICS}},  {middle}
+    ) + "\\n" + POLICY  {last}
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
+'''
+
+
+def multi_line(first: str = "", middle: str = "", last: str = "") -> str:
+    return MULTI_LINE.format(first=first, middle=middle, last=last)
+
+
+def test_the_multi_line_example_spans_three_lines(tmp_path: Path) -> None:
+    write_tree(tmp_path, multi_line())
+    [finding] = check_json(tmp_path)[1]["findings"]
+    assert (finding["rule"], finding["line"], finding["end_line"]) == ("PC004", 9, 11)
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_a_suppression_on_the_first_or_last_line_of_a_multi_line_finding(tmp_path: Path, where: str) -> None:
+    write_tree(tmp_path, multi_line(**{where: "# promptlint: ignore[PC004]"}))
+    assert rules_found(tmp_path) == []
+
+
+def test_a_suppression_inside_a_multi_line_finding_does_not_apply(tmp_path: Path) -> None:
+    write_tree(tmp_path, multi_line(middle="# promptlint: ignore[PC004]"))
+    assert sorted(rules_found(tmp_path)) == ["PC004", "PC900"]
+
+
+def test_unused_suppression_location_and_message(tmp_path: Path) -> None:
+    source = with_comment("# promptlint: ignore[PC002]")
+    write_tree(tmp_path, source)
+    unused = [f for f in check_json(tmp_path)[1]["findings"] if f["rule"] == "PC900"]
+    text = (tmp_path / "app.py").read_text(encoding="utf-8")
+    line_number = text[:text.index("# promptlint")].count("\n") + 1
+    line = text.split("\n")[line_number - 1]
+    column = line.index("promptlint: ignore[PC002]") + 1
+    assert [(f["line"], f["column"], f["end_line"], f["end_column"], f["severity"]) for f in unused] == \
+        [(line_number, column, line_number, column + len("promptlint: ignore[PC002]"), "warning")]

@@ -12,6 +12,7 @@ import inspect
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -22,7 +23,6 @@ from promptlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, app, exit_code
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.internal import internal_error, raised_at
-from promptlint.reporters.github import escape_data
 from promptlint.model import INPUT_ERROR, INTERNAL_ERROR, AnalysisResult, FileError, Severity
 from tests.conftest import write_tree
 from tests.integration_helpers import CLEAN, CLOCK_BUST
@@ -138,14 +138,17 @@ def test_the_python_api_reports_the_crash_and_keeps_going(tmp_path: Path, monkey
 
 
 def test_where_names_the_innermost_frame_of_promptlint_code() -> None:
-    lines, first = inspect.getsourcelines(escape_data)
-    raising = first + next(i for i, line in enumerate(lines) if "text.replace" in line)
-    with pytest.raises(AttributeError) as caught:
-        escape_data(None)  # type: ignore[arg-type]
+    # Severity.rank of a value it does not know: a KeyError raised inside promptlint/model.py
+    # (a module the mutation runs leave alone, so its frames keep their names).
+    rank = Severity.rank.fget  # type: ignore[attr-defined]
+    lines, first = inspect.getsourcelines(rank)
+    raising = first + next(i for i, line in enumerate(lines) if "[self.value]" in line)
+    with pytest.raises(KeyError) as caught:
+        rank(SimpleNamespace(value="loud"))
     error = internal_error("x.py", caught.value, "testing")
-    assert error.where == f"promptlint/reporters/github.py:{raising} in escape_data"
+    assert error.where == f"promptlint/model.py:{raising} in rank"
     assert error.kind == INTERNAL_ERROR and error.path == "x.py"
-    assert error.exception == "AttributeError: 'NoneType' object has no attribute 'replace'"
+    assert error.exception == "KeyError: 'loud'"
     assert error.message == ("internal error in promptlint (testing; a bug in promptlint, not in this file): "
                              f"{error.exception} [at {error.where}]")
 
