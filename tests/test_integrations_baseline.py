@@ -4,6 +4,7 @@ moving code does not resurrect old findings."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 from promptlint import __version__
 from promptlint.baseline import BaselineError, BaselineStats, apply_baseline, read_baseline
 from promptlint.config import load_config
-from promptlint.engine import analyze
+from promptlint.engine import analyze, fingerprint
+from promptlint.model import CallSite, Finding, Location, Origin, Severity, Volatility
 from tests.conftest import write_tree
 from tests.integration_helpers import CLOCK_BUST, check_json, cli
 
@@ -172,3 +174,36 @@ def test_read_baseline_sums_counts_per_fingerprint(tmp_path: Path) -> None:
     path.write_text(json.dumps({"version": 1, "findings": [
         {"fingerprint": "a", "count": 2}, {"fingerprint": "b"}, {"fingerprint": "a", "count": 3}]}), encoding="utf-8")
     assert read_baseline(path) == Counter({"a": 5, "b": 1})
+
+
+def test_numbers_in_the_message_do_not_change_the_identity(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"legacy.py": CLOCK_BUST})
+    cli("baseline", "-o", "base.json", cwd=tmp_path)
+    longer = CLOCK_BUST.replace('" * 20', '" * 27')  # "comes before 1,380 characters" becomes 1,863
+    (tmp_path / "legacy.py").write_text(longer.lstrip(), encoding="utf-8")
+    _, plain = check_json(tmp_path)
+    assert "1,863 characters" in plain["findings"][0]["message"]
+    code, report = check_json(tmp_path, "--baseline", "base.json")
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_the_fingerprint_depends_on_what_and_where_but_not_on_lines() -> None:
+    location = Location("app.py", 10, 5, 10, 9)
+    site = CallSite(Location("app.py", 20, 1, 20, 9), "openai.chat.completions", "openai", None, "answer")
+    origin = Origin(location, "datetime.datetime.now", "clock", Volatility.PER_REQUEST)
+    base = Finding("PC001", "volatile-before-stable", Severity.ERROR, location, "before 1,380 characters (12 s)",
+                   site, origin)
+    same = fingerprint(base)
+    assert len(same) == 16 and re.fullmatch(r"[0-9a-f]{16}", same)
+    moved = replace(base, location=Location("app.py", 90, 1, 91, 3), message="before 2,001 characters (7 s)",
+                    call_site=replace(site, location=Location("app.py", 99, 1, 99, 2)))
+    assert fingerprint(moved) == same
+    changed = [replace(base, rule="PC003"), replace(base, location=replace(location, path="other.py")),
+               replace(base, call_site=replace(site, api="anthropic.messages")),
+               replace(base, call_site=replace(site, function="ask")),
+               replace(base, call_site=replace(site, function=None)),
+               replace(base, volatile_source=replace(origin, source="uuid.uuid4")),
+               replace(base, volatile_source=None),
+               replace(base, message="after 1,380 characters (12 s)")]
+    prints = [fingerprint(f) for f in changed]
+    assert same not in prints and len(set(prints)) == len(prints)
