@@ -18,6 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from promptlint.cli import app
+from promptlint.config import Config
+from promptlint.model import AnalysisResult, CallSite, Finding, Location, Severity
+from promptlint.reporters.github import annotation, escape_data, escape_property, render_github
 from tests.conftest import FIXTURES, write_tree
 
 # One function per volatility scope; each value sits before the same long stable policy and the
@@ -277,3 +280,37 @@ def test_fail_on_from_the_config_and_the_flag_wins(tmp_path: Path, configured: s
 def test_show_fixes_exit_codes(tmp_path: Path) -> None:
     root = write_tree(tmp_path, PROJECTS["clean"])
     assert run(root, "--show-fixes")[0] == 0
+
+
+# --- GitHub annotations, unit by unit ----------------------------------------------------------
+
+def finding_at(location: Location, severity: Severity = Severity.WARNING) -> Finding:
+    site = CallSite(Location("app.py", 30, 5, 30, 9), "openai.chat.completions", "openai")
+    return Finding("PC001", "volatile-before-stable", severity, location, "msg", site)
+
+
+@pytest.mark.parametrize("location,properties", [
+    (Location("app.py", 3, 7, 3, 12), "line=3,col=7,endLine=3,endColumn=12"),
+    (Location("app.py", 3, 7, 5, 12), "line=3,col=7,endLine=5"),  # over several lines: no end column
+    (Location("app.py", 3, 7, 5, 2), "line=3,col=7,endLine=5"),
+    (Location("t.j2", 3, 1, 3, 1), "line=3,col=1,endLine=3"),  # an empty range: no end column
+])
+def test_github_annotation_properties(location: Location, properties: str) -> None:
+    line = annotation(finding_at(location))
+    assert line.startswith(f"::warning file={location.path},{properties},title=promptlint PC001 (volatile-before-stable)::")
+
+
+def test_github_escapes_carriage_returns_and_newlines_in_uppercase_hex() -> None:
+    assert escape_data("50%\r\nnext") == "50%25%0D%0Anext"
+    assert escape_property("a:b,c\r") == "a%3Ab%2Cc%0D"
+
+
+@pytest.mark.parametrize("findings,files,summary", [
+    (0, 1, "promptlint: 0 findings in 1 Python file"),
+    (1, 2, "promptlint: 1 finding in 2 Python files"),
+    (2, 0, "promptlint: 2 findings in 0 Python files"),
+])
+def test_github_summary_line(findings: int, files: int, summary: str) -> None:
+    result = AnalysisResult(tuple(finding_at(Location("app.py", i + 1, 1, i + 1, 4)) for i in range(findings)), (),
+                            files_analyzed=files)
+    assert render_github(result, Config()).splitlines()[-1] == summary
