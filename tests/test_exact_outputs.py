@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,22 @@ from typer.testing import CliRunner
 
 from promptlint.cli import app
 from promptlint.config import Config
-from promptlint.model import AnalysisResult, CallSite, Finding, Location, Severity
+from promptlint import __version__
+from promptlint.model import (
+    INTERNAL_ERROR,
+    AnalysisResult,
+    CallSite,
+    Estimate,
+    FileError,
+    Finding,
+    Location,
+    Origin,
+    ProviderLoss,
+    RelatedLocation,
+    Severity,
+    Volatility,
+)
+from promptlint.reporters.json_report import finding_record, render_json
 from promptlint.reporters.github import annotation, escape_data, escape_property, render_github
 from tests.conftest import FIXTURES, write_tree
 
@@ -314,3 +330,68 @@ def test_github_summary_line(findings: int, files: int, summary: str) -> None:
     result = AnalysisResult(tuple(finding_at(Location("app.py", i + 1, 1, i + 1, 4)) for i in range(findings)), (),
                             files_analyzed=files)
     assert render_github(result, Config()).splitlines()[-1] == summary
+
+
+# --- the JSON contract, key by key ------------------------------------------------------------
+
+def contract_finding() -> Finding:
+    where = Location("bot/prompts.py", 49, 39, 49, 42)
+    site = CallSite(Location("bot/agent.py", 30, 20, 36, 10), "openai.chat.completions", "openai", "gpt-4o",
+                    "bot.agent.reply")
+    origin = Origin(Location("bot/prompts.py", 48, 11, 48, 25), "datetime.datetime.now", "clock",
+                    Volatility.PER_REQUEST)
+    loss = ProviderLoss("openai", "gpt-4o", 1664, 2.08, 62.4, 1000.0, "2025-06-01", "cached input at 50 %")
+    estimate = Estimate(1664, "o200k_base", True, False, (loss,), "n")
+    return Finding("PC001", "volatile-before-stable", Severity.ERROR, where, "the message", site, origin,
+                   (RelatedLocation(Location("bot/prompts.py", 48, 11, 48, 25), "born here"),),
+                   None, "move it", estimate, "0123456789abcdef", 0, 2)
+
+
+def test_json_finding_record_is_exactly_the_contract() -> None:
+    assert json.loads(json.dumps(finding_record(contract_finding()))) == {
+        "rule": "PC001", "name": "volatile-before-stable", "severity": "error",
+        "path": "bot/prompts.py", "line": 49, "column": 39, "end_line": 49, "end_column": 42,
+        "message": "the message",
+        "volatile_source": {"path": "bot/prompts.py", "line": 48, "kind": "per-request", "category": "clock",
+                            "source": "datetime.datetime.now"},
+        "call_site": {"path": "bot/agent.py", "line": 30, "api": "openai.chat.completions", "provider": "openai",
+                      "model": "gpt-4o"},
+        "lost_tokens_per_call": 1664,
+        "hint": "move it",
+        "fingerprint": "0123456789abcdef",
+        "related": [{"path": "bot/prompts.py", "line": 48, "message": "born here"}],
+        "estimate": {"lost_tokens_per_call": 1664, "tokenizer": "o200k_base", "exact": True,
+                     "unknown_length": False, "note": "n",
+                     "losses": [{"provider": "openai", "model": "gpt-4o", "lost_tokens_per_call": 1664,
+                                 "usd_per_1k_calls": 2.08, "usd_per_month": 62.4, "calls_per_day": 1000.0,
+                                 "price_as_of": "2025-06-01", "note": "cached input at 50 %"}]},
+    }
+
+
+def test_json_record_without_source_or_estimate() -> None:
+    bare = replace(contract_finding(), volatile_source=None, estimate=None, related=(), hint="")
+    record = finding_record(bare)
+    assert (record["volatile_source"], record["lost_tokens_per_call"], record["estimate"], record["related"],
+            record["hint"]) == (None, None, None, [], "")
+
+
+def test_json_document_errors_and_summary() -> None:
+    warning = replace(contract_finding(), rule="PC003", severity=Severity.WARNING)
+    result = AnalysisResult(
+        (contract_finding(), warning, replace(warning, rule="PC001")),
+        (FileError("broken.py", "syntax error (line 3): invalid syntax"),
+         FileError("odd.py", "internal error in promptlint (…)", INTERNAL_ERROR, "KeyError: 'x'",
+                   "promptlint/parallel.py:310 in _run")),
+        (), 14)
+    document = json.loads(render_json(result, Config()))
+    assert list(document) == ["version", "findings", "errors", "summary"]
+    assert document["version"] == 1
+    assert document["errors"] == [
+        {"path": "broken.py", "message": "syntax error (line 3): invalid syntax", "kind": "input",
+         "exception": None, "where": None},
+        {"path": "odd.py", "message": "internal error in promptlint (…)", "kind": "internal",
+         "exception": "KeyError: 'x'", "where": "promptlint/parallel.py:310 in _run"}]
+    assert document["summary"] == {
+        "findings": 3, "by_severity": {"error": 1, "warning": 2, "info": 0},
+        "by_rule": {"PC001": 2, "PC003": 1}, "files_analyzed": 14, "call_sites": 0, "errors": 2,
+        "internal_errors": 1, "promptlint_version": __version__}
