@@ -22,7 +22,7 @@ from promptlint.checks import RULES_BY_CODE
 from promptlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, app, exit_code
 from promptlint.config import Config
 from promptlint.engine import analyze
-from promptlint.internal import internal_error, raised_at
+from promptlint.internal import REPORT_HINT, internal_error, raised_at
 from promptlint.model import INPUT_ERROR, INTERNAL_ERROR, AnalysisResult, FileError, Severity
 from tests.conftest import write_tree
 from tests.integration_helpers import CLEAN, CLOCK_BUST
@@ -72,7 +72,11 @@ def test_an_evaluator_crash_is_an_internal_error_and_the_other_file_is_still_rep
     assert document["summary"]["internal_errors"] == 1
     assert [(f["path"], f["rule"]) for f in document["findings"]] == [("other.py", "PC001")]
     assert code == EXIT_ERROR  # not 1: the findings of the crashed file are missing
-    assert "internal error" in err and "bug in promptlint" in err and "crashing.py" in err
+    assert err.splitlines() == [
+        "promptlint: internal error: promptlint failed on 1 file; the other files were analyzed, but the results "
+        "may be incomplete (exit code 2)",
+        f"promptlint: internal error: crashing.py: KeyError: 'no such slot' (at {error['where']})",
+        f"promptlint: this is a bug in promptlint, not in your code: {REPORT_HINT}"]
 
 
 def test_the_same_project_without_the_crash_exits_one_with_both_findings(tmp_path: Path) -> None:
@@ -98,12 +102,13 @@ def test_a_rule_that_raises_is_an_internal_error_and_the_other_rules_still_run(
 
     monkeypatch.setattr(RULES_BY_CODE["PC001"], "check", broken)
     write_tree(tmp_path, {"app.py": CLOCK_BUST, "tools.py": SET_TOOLS})
-    code, out, _ = check(tmp_path, "--format", "json")
+    code, out, err = check(tmp_path, "--format", "json")
     document = json.loads(out)
     kinds = {(e["path"], e["kind"], e["exception"]) for e in document["errors"]}
     assert kinds == {("app.py", INTERNAL_ERROR, "ZeroDivisionError: division by zero"),
                      ("tools.py", INTERNAL_ERROR, "ZeroDivisionError: division by zero")}
     assert all("rule PC001" in e["message"] for e in document["errors"])
+    assert "promptlint: internal error: promptlint failed on 2 files;" in err
     assert [f["rule"] for f in document["findings"]] == ["PC002"]
     assert code == EXIT_ERROR
 
@@ -183,3 +188,8 @@ def run(messages: list):
     return OpenAI().chat.completions.create(model="gpt-4o", messages=messages,
                                             tools=[SPECS[name] for name in enabled])
 """
+
+
+def test_usage_errors_say_what_is_wrong_on_stderr(tmp_path: Path) -> None:
+    code, out, err = check(tmp_path, "does-not-exist")
+    assert (code, out, err) == (EXIT_ERROR, "", "promptlint: error: no such file or folder: ., does-not-exist\n")
