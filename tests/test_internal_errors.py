@@ -192,4 +192,4 @@ def run(messages: list):
 
 def test_usage_errors_say_what_is_wrong_on_stderr(tmp_path: Path) -> None:
     code, out, err = check(tmp_path, "does-not-exist")
-    assert (code, out, err) == (EXIT_ERROR, "", "promptlint: error: no such file or folder: ., does-not-exist\n")
+    assert (code, out, err) == (EXIT_ERROR, "", "promptlint: error: no such file or folder: does-not-exist\n")
