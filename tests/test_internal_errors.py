@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from promptlint.analysis.evaluator import Evaluator
 from promptlint.checks import RULES_BY_CODE
+from promptlint import cli as cli_module
 from promptlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, app, exit_code
 from promptlint.config import Config
 from promptlint.engine import analyze
@@ -193,3 +194,30 @@ def run(messages: list):
 def test_usage_errors_say_what_is_wrong_on_stderr(tmp_path: Path) -> None:
     code, out, err = check(tmp_path, "does-not-exist")
     assert (code, out, err) == (EXIT_ERROR, "", "promptlint: error: no such file or folder: does-not-exist\n")
+
+
+def test_main_turns_a_crash_outside_the_per_file_stages_into_exit_2(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def crash() -> None:
+        raise RuntimeError("reporter exploded")
+
+    monkeypatch.setattr(cli_module, "app", crash)
+    with pytest.raises(SystemExit) as caught:
+        cli_module.main()
+    assert caught.value.code == EXIT_ERROR
+    assert capsys.readouterr().err.splitlines() == [
+        "promptlint: internal error: RuntimeError: reporter exploded",
+        f"promptlint: this is a bug in promptlint, not in your code: {REPORT_HINT}"]
+
+
+@pytest.mark.parametrize("raised,code", [(KeyboardInterrupt(), 130), (SystemExit(1), 1), (SystemExit(0), 0)])
+def test_main_passes_exits_through_and_maps_interrupts(monkeypatch: pytest.MonkeyPatch, raised: BaseException,
+                                                       code: int, capsys: pytest.CaptureFixture[str]) -> None:
+    def stop() -> None:
+        raise raised
+
+    monkeypatch.setattr(cli_module, "app", stop)
+    with pytest.raises(SystemExit) as caught:
+        cli_module.main()
+    assert caught.value.code == code
+    assert capsys.readouterr().err == ""
