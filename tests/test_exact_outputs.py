@@ -383,7 +383,10 @@ def test_json_document_errors_and_summary() -> None:
          FileError("odd.py", "internal error in promptlint (…)", INTERNAL_ERROR, "KeyError: 'x'",
                    "promptlint/parallel.py:310 in _run")),
         (), 14)
-    document = json.loads(render_json(result, Config()))
+    text = render_json(result, Config())
+    document = json.loads(text)
+    # Two-space indentation, one trailing newline, non-ASCII text as is (not \u escapes).
+    assert text == json.dumps(document, indent=2, ensure_ascii=False) + "\n" and "(…)" in text
     assert list(document) == ["version", "findings", "errors", "summary"]
     assert document["version"] == 1
     assert document["errors"] == [
