@@ -240,12 +240,12 @@ def test_demo_jinja_placeholder_location() -> None:
 
 # --- exit codes --------------------------------------------------------------------------------
 
-def only(function: str) -> str:
-    """The imports and constants of SCOPES with one of its functions."""
+def only(*functions: str) -> str:
+    """The imports and constants of SCOPES with some of its functions."""
     head = SCOPES.split("\n\ndef per_request")[0]
-    body = re.search(rf"(?ms)^def {function}\(.*?(?=^def |^class |\Z)", SCOPES)
-    assert body is not None
-    return head + "\n\n" + body.group(0)
+    bodies = [re.search(rf"(?ms)^def {function}\(.*?(?=^def |^class |\Z)", SCOPES) for function in functions]
+    assert all(bodies)
+    return head + "\n\n" + "".join(body.group(0) for body in bodies if body)
 
 
 PROJECTS = {
@@ -398,3 +398,46 @@ def test_json_document_errors_and_summary() -> None:
         "findings": 3, "by_severity": {"error": 1, "warning": 2, "info": 0},
         "by_rule": {"PC001": 2, "PC003": 1}, "files_analyzed": 14, "call_sites": 0, "errors": 2,
         "internal_errors": 1, "promptlint_version": __version__}
+
+
+# --- command-line plumbing: flags that change what the user gets -------------------------------
+
+def test_version() -> None:
+    result = CliRunner().invoke(app, ["--version"])
+    assert (result.exit_code, result.stdout) == (0, f"promptlint {__version__}\n")
+
+
+def test_an_unknown_rule_code_names_the_command_line(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, PROJECTS["clean"])
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(app, ["check", ".", "--select", "PC001,XX999"])
+    finally:
+        os.chdir(previous)
+    assert result.exit_code == 2
+    assert result.stderr == ("promptlint: error: command line: unknown rule code or prefix 'XX999' "
+                             "(see `promptlint rules`)\n")
+
+
+@pytest.mark.parametrize("flags,rules", [
+    ((), ["PC001", "PC003"]),
+    (("--select", "PC001,PC003"), ["PC001", "PC003"]),
+    (("--select", "PC001, PC002"), ["PC001"]),
+    (("--select", "PC003", "--select", "PC001"), ["PC001", "PC003"]),
+    (("--ignore", "PC001,PC002"), ["PC003"]),
+])
+def test_comma_separated_and_repeated_rule_flags(tmp_path: Path, flags: tuple[str, ...], rules: list[str]) -> None:
+    root = write_tree(tmp_path, {"app.py": only("per_request", "request_order")})
+    _, out = run(root, "--format", "json", *flags)
+    assert sorted({f["rule"] for f in json.loads(out)["findings"]}) == rules
+
+
+def test_config_flag_and_output_file(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {**PROJECTS["warning"], "strict.toml": '[tool.promptlint]\nfail-on = "error"\n'})
+    assert run(root, "--config", "strict.toml")[0] == 0  # the warning is below this file's fail level
+    code, out = run(root, "--format", "json", "-o", "report.json")
+    assert (code, out) == (1, "")
+    written = (root / "report.json").read_text(encoding="utf-8")
+    assert json.loads(written)["findings"][0]["rule"] == "PC001"
+    assert written == run(root, "--format", "json")[1]
