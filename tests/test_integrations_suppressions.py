@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from promptlint.checks import RULES_BY_CODE
 from promptlint.suppressions import parse_directives
 from tests.conftest import write_tree
-from tests.integration_helpers import CLOCK_BUST, check_json, rules_found
+from tests.integration_helpers import CLOCK_BUST, CROSS_MODULE, check_json, rules_found
 
 LINE = '    system = f"Current time: {datetime.now()}\\n" + POLICY'
 
@@ -164,3 +165,54 @@ def test_unused_suppression_location_and_message(tmp_path: Path) -> None:
     column = line.index("promptlint: ignore[PC002]") + 1
     assert [(f["line"], f["column"], f["end_line"], f["end_column"], f["severity"]) for f in unused] == \
         [(line_number, column, line_number, column + len("promptlint: ignore[PC002]"), "warning")]
+
+
+# Every kind of unused suppression, with its exact message and the span of the directive text.
+UNUSED_KINDS = [
+    ("noqa: E501, PC002", "unused suppression of `PC002` (no such finding on this line)"),
+    ("promptlint: ignore", "blanket suppression `promptlint: ignore` suppresses nothing on this line"),
+    ("promptlint: ignore[XX1, XX2, PC003, PC004]",
+     "unknown rule codes `XX1`, `XX2` (suppresses nothing); unused suppression of `PC003`, `PC004` "
+     "(no such finding on this line)"),
+    ("promptlint: ignore[XX9]", "unknown rule code `XX9` (suppresses nothing)"),
+]
+
+
+def test_unused_suppressions_exactly(tmp_path: Path) -> None:
+    source = with_comment("# noqa: E501, PC002") + \
+        "\nX = 1  # promptlint: ignore\nY = 2  # promptlint: ignore[XX1, XX2, PC003, PC004]\nZ = 3  # promptlint: ignore[XX9]\n"
+    write_tree(tmp_path, {"sub/app.py": source})
+    text = (tmp_path / "sub/app.py").read_text(encoding="utf-8")
+    expected = []
+    for directive, message in UNUSED_KINDS:
+        offset = text.index(directive)
+        line = text.count("\n", 0, offset) + 1
+        column = offset - text.rfind("\n", 0, offset)
+        expected.append({"path": "sub/app.py", "line": line, "column": column, "end_line": line,
+                         "end_column": column + len(directive), "message": message})
+    found = [f for f in check_json(tmp_path)[1]["findings"] if f["rule"] == "PC900"]  # run from the parent folder
+    assert [{k: f[k] for k in expected[0]} for f in found] == expected
+    rule = RULES_BY_CODE["PC900"]
+    for f in found:
+        assert (f["name"], f["severity"], f["hint"]) == (rule.name, "warning", rule.fix_hint)
+        assert (f["call_site"]["api"], f["call_site"]["provider"]) == ("", "")
+        assert re.fullmatch(r"[0-9a-f]{16}", f["fingerprint"])
+    assert len({f["fingerprint"] for f in found}) == len(found)
+
+
+def test_a_stale_suppression_of_a_rule_ignored_for_the_file_is_not_reported(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": with_comment("# promptlint: ignore[PC001, PC002]"),
+                          "pyproject.toml": '[tool.promptlint]\nper-file-ignores = {"app.py" = ["PC002"]}\n'})
+    assert rules_found(tmp_path) == []
+
+
+def test_a_suppression_where_the_value_is_born_in_a_file_not_passed(tmp_path: Path) -> None:
+    """pre-commit passes only the staged file; the comment sits where the value is born."""
+    files = dict(CROSS_MODULE)
+    files["helpdesk/sections.py"] = files["helpdesk/sections.py"].replace(
+        'return f"Current time: {datetime.now().isoformat()}"',
+        'return f"Current time: {datetime.now().isoformat()}"  # promptlint: ignore[PC001]')
+    write_tree(tmp_path, files)
+    assert rules_found(tmp_path, "helpdesk/bot.py") == []
+    write_tree(tmp_path, CROSS_MODULE)
+    assert rules_found(tmp_path, "helpdesk/bot.py") == ["PC001"]
