@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -80,9 +81,12 @@ def scratch_copy(module: str, tests: list[str]) -> Path:
         else:
             shutil.copy2(source, target)
     settings = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
-    # Each module's tests get their own pytest basetemp, so two modules can run side by side.
+    # Each module's tests get their own pytest basetemp, so two modules can run side by side; it
+    # lies outside the tree, as pytest's default does, since promptlint takes the nearest folder
+    # above a file with a pyproject.toml for the project root.
+    basetemp = Path(tempfile.gettempdir()) / "promptlint-mutation" / folder.name
     settings.update(only_mutate=[module], pytest_add_cli_args_test_selection=tests,
-                    pytest_add_cli_args=[*settings.get("pytest_add_cli_args", []), f"--basetemp={folder / 'pytest-tmp'}"])
+                    pytest_add_cli_args=[*settings.get("pytest_add_cli_args", []), f"--basetemp={basetemp}"])
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     text = text[:text.index("[tool.mutmut]")] + "[tool.mutmut]\n" + "".join(
         f"{key} = {json.dumps(value)}\n" for key, value in settings.items())
