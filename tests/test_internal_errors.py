@@ -221,3 +221,17 @@ def test_main_passes_exits_through_and_maps_interrupts(monkeypatch: pytest.Monke
         cli_module.main()
     assert caught.value.code == code
     assert capsys.readouterr().err == ""
+
+
+def test_baseline_written_despite_a_crash_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    crash_on(monkeypatch, CRASHING)
+    root = project(tmp_path)
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(app, ["baseline", ".", "-o", "base.json"])
+    finally:
+        os.chdir(previous)
+    assert result.exit_code == EXIT_ERROR
+    assert "promptlint: wrote base.json with 1 finding" in result.stderr
+    assert "promptlint: internal error: promptlint failed on 1 file" in result.stderr
