@@ -85,6 +85,7 @@ def scratch_copy(module: str, tests: list[str]) -> Path:
     # lies outside the tree, as pytest's default does, since promptlint takes the nearest folder
     # above a file with a pyproject.toml for the project root.
     basetemp = Path(tempfile.gettempdir()) / "promptlint-mutation" / folder.name
+    basetemp.parent.mkdir(parents=True, exist_ok=True)  # pytest creates only the last folder
     settings.update(only_mutate=[module], pytest_add_cli_args_test_selection=tests,
                     pytest_add_cli_args=[*settings.get("pytest_add_cli_args", []), f"--basetemp={basetemp}"])
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
