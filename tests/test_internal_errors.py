@@ -26,7 +26,7 @@ from promptlint.engine import analyze
 from promptlint.internal import REPORT_HINT, internal_error, raised_at
 from promptlint.model import INPUT_ERROR, INTERNAL_ERROR, AnalysisResult, FileError, Severity
 from tests.conftest import write_tree
-from tests.integration_helpers import CLEAN, CLOCK_BUST
+from tests.integration_helpers import CLEAN, CLOCK_BUST, CROSS_MODULE
 
 CRASHING = "crashing.py"
 
@@ -235,3 +235,20 @@ def test_baseline_written_despite_a_crash_exits_2(tmp_path: Path, monkeypatch: p
     assert result.exit_code == EXIT_ERROR
     assert "promptlint: wrote base.json with 1 finding" in result.stderr
     assert "promptlint: internal error: promptlint failed on 1 file" in result.stderr
+
+
+def test_a_crash_in_a_file_not_passed_is_still_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pre-commit passes only the changed file; the module evaluated for it may be another one."""
+    write_tree(tmp_path, CROSS_MODULE)
+    code, out, _ = check(tmp_path, "--format", "json")
+    assert code == EXIT_FINDINGS  # control: the finding is in sections.py, reached from bot.py
+    crash_on(monkeypatch, "bot.py")
+    previous = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(app, ["check", "helpdesk/sections.py", "--no-cache", "--format", "json"])
+    finally:
+        os.chdir(previous)
+    document = json.loads(result.stdout)
+    assert [(e["path"], e["kind"]) for e in document["errors"]] == [("helpdesk/bot.py", INTERNAL_ERROR)]
+    assert result.exit_code == EXIT_ERROR
