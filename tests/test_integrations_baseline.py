@@ -139,12 +139,13 @@ def test_counts_are_matched_one_by_one(tmp_path: Path) -> None:
 def test_hidden_and_stale_counts(tmp_path: Path) -> None:
     write_tree(tmp_path, {"app.py": TWICE, "other.py": SECOND_BUST})
     cli("baseline", ".", "-o", "base.json", cwd=tmp_path)
-    (tmp_path / "other.py").unlink()  # its entry no longer matches anything
+    (tmp_path / "other.py").rename(tmp_path / "new.py")  # its entry no longer matches; new.py is new
     config = load_config(tmp_path)
     result = analyze([tmp_path], replace(config, cache_dir=None), cwd=tmp_path)
-    assert len(result.findings) == 2
+    assert len(result.findings) == 3
     kept, stats = apply_baseline(result, tmp_path / "base.json", tmp_path)
-    assert (kept.findings, stats) == ((), BaselineStats(hidden=2, stale=1))
+    assert [f.location.path for f in kept.findings] == ["new.py"]
+    assert stats == BaselineStats(hidden=2, stale=1)
     _, _, err = cli("check", "--baseline", "base.json", cwd=tmp_path)
     assert "promptlint: 2 findings hidden by the baseline base.json" in err
 
