@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from promptlint.checks import RULES_BY_CODE
-from promptlint.suppressions import parse_directives
+from promptlint.config import Config
+from promptlint.engine import analyze
+from promptlint.suppressions import SuppressionStats, apply_suppressions, parse_directives
 from tests.conftest import write_tree
 from tests.integration_helpers import CLOCK_BUST, CROSS_MODULE, check_json, rules_found
 
@@ -216,3 +218,54 @@ def test_a_suppression_where_the_value_is_born_in_a_file_not_passed(tmp_path: Pa
     assert rules_found(tmp_path, "helpdesk/bot.py") == []
     write_tree(tmp_path, CROSS_MODULE)
     assert rules_found(tmp_path, "helpdesk/bot.py") == ["PC001"]
+
+
+# The value is born in clock.py, enters the prompt in prompts.py and reaches the call in bot.py.
+THREE_FILES = {
+    "helpdesk/__init__.py": "",
+    "helpdesk/clock.py": """
+from datetime import datetime
+def stamp() -> str:
+    return datetime.now().isoformat()  {born}
+""",
+    "helpdesk/prompts.py": """
+from helpdesk.clock import stamp
+RULES = "Answer politely, cite the knowledge base, never promise refunds. " * 20
+def system_prompt() -> str:
+    return f"Time: {{stamp()}}\\n" + RULES  {enters}
+""",
+    "helpdesk/bot.py": """
+from openai import OpenAI
+from helpdesk.prompts import system_prompt
+def reply(history: list, question: str):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system_prompt()}, *history, {"role": "user", "content": question}])
+""",
+}
+
+
+def three_files(born: str = "", enters: str = "") -> dict[str, str]:
+    return {name: text.format(born=born, enters=enters) if "{born}" in text or "{enters}" in text else text
+            for name, text in THREE_FILES.items()}
+
+
+@pytest.mark.parametrize("where", ["born", "enters"])
+def test_a_comment_in_a_file_that_is_neither_checked_nor_the_call(tmp_path: Path, where: str) -> None:
+    write_tree(tmp_path, three_files())
+    [finding] = check_json(tmp_path, "helpdesk/bot.py")[1]["findings"]  # control: found without the comment
+    assert (finding["path"], finding["volatile_source"]["path"]) == ("helpdesk/prompts.py", "helpdesk/clock.py")
+    write_tree(tmp_path, three_files(**{where: "# promptlint: ignore[PC001]"}))
+    assert rules_found(tmp_path, "helpdesk/bot.py") == []
+
+
+def test_the_python_api_with_another_working_directory(tmp_path: Path) -> None:
+    """apply_suppressions works from its ``cwd`` argument, not the process's working directory."""
+    root = write_tree(tmp_path / "project", {"app.py": with_comment("# promptlint: ignore[PC001]") +
+                                             "X = 1  # promptlint: ignore[PC002]\n"})
+    config = Config(root=root, cache_dir=None)
+    result = analyze([root], config, cwd=root)
+    assert [f.rule for f in result.findings] == ["PC001"]
+    kept, stats = apply_suppressions(result, config, root, [root / "app.py"])
+    assert stats == SuppressionStats(suppressed=1, unused=1)
+    assert [(f.rule, f.location.path, f.call_site.location.path) for f in kept.findings] == \
+        [("PC900", "app.py", "app.py")]
