@@ -269,3 +269,34 @@ def test_the_python_api_with_another_working_directory(tmp_path: Path) -> None:
     assert stats == SuppressionStats(suppressed=1, unused=1)
     assert [(f.rule, f.location.path, f.call_site.location.path) for f in kept.findings] == \
         [("PC900", "app.py", "app.py")]
+
+
+def test_per_file_ignores_of_other_files_leave_a_stale_code_reported(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": with_comment("# promptlint: ignore[PC001, PC002]"),
+                          "pyproject.toml": '[tool.promptlint]\nper-file-ignores = {"other/*" = ["PC002"]}\n'})
+    assert rules_found(tmp_path) == ["PC900"]
+
+
+def test_unused_directives_of_a_checked_file_after_a_file_not_checked(tmp_path: Path) -> None:
+    """Directives of files outside the check (here a_clock.py, sorted first) are skipped, not an end."""
+    write_tree(tmp_path, {
+        "a_clock.py": "from datetime import datetime\ndef stamp() -> str:\n"
+                      "    return datetime.now().isoformat()  # promptlint: ignore[PC001]\n",
+        "b_app.py": "from openai import OpenAI\nfrom a_clock import stamp\n"
+                    "RULES = 'Answer politely and cite the knowledge base. ' * 30\n"
+                    "X = 1  # promptlint: ignore[PC002]\n"
+                    "def reply(history: list, question: str):\n"
+                    "    return OpenAI().chat.completions.create(model='gpt-4o', messages=[\n"
+                    "        {'role': 'system', 'content': f'Time: {stamp()}' + RULES}, *history,\n"
+                    "        {'role': 'user', 'content': question}])\n"})
+    assert rules_found(tmp_path, "b_app.py") == ["PC900"]
+
+
+def test_a_file_that_is_not_utf8_with_a_directive_does_not_stop_the_check(tmp_path: Path) -> None:
+    write_tree(tmp_path, CLOCK_BUST)
+    (tmp_path / "legacy.py").write_bytes(b"from openai import OpenAI  # promptlint: ignore[PC001]\n"
+                                         b"NAME = 'caf\xe9'\n")
+    code, document = check_json(tmp_path)
+    assert [(f["path"], f["rule"]) for f in document["findings"]] == [("app.py", "PC001"), ("legacy.py", "PC900")]
+    assert [(e["path"], e["kind"]) for e in document["errors"]] == [("legacy.py", "input")]
+    assert code == 1
