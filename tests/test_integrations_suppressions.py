@@ -300,3 +300,20 @@ def test_a_file_that_is_not_utf8_with_a_directive_does_not_stop_the_check(tmp_pa
     assert [(f["path"], f["rule"]) for f in document["findings"]] == [("app.py", "PC001"), ("legacy.py", "PC900")]
     assert [(e["path"], e["kind"]) for e in document["errors"]] == [("legacy.py", "input")]
     assert code == 1
+
+
+def test_template_directives_exactly_and_noqa_is_python_only(tmp_path: Path) -> None:
+    path = tmp_path / "system.j2"
+    text = "Hi\nHello {{ now }} {# promptlint: ignore[PC001] #} {# noqa: PC002 #}\n"
+    [directive] = parse_directives(path, text)
+    column = text.split("\n")[1].index("promptlint: ignore[PC001]") + 1
+    assert (directive.path, directive.line, directive.column, directive.end_column, directive.codes) == \
+        (path, 2, column, column + len("promptlint: ignore[PC001]"), ("PC001",))
+
+
+@pytest.mark.parametrize("codes,reported", [('["ALL"]', []), ('["PC002"]', []), ('["PC003"]', ["PC900"])])
+def test_per_file_ignores_by_file_name_in_a_subfolder(tmp_path: Path, codes: str, reported: list[str]) -> None:
+    """``"app.py" = [...]`` matches sub/app.py too; a stale PC002 there is quiet only if PC002 is ignored."""
+    write_tree(tmp_path, {"sub/app.py": with_comment("# promptlint: ignore[PC001, PC002]"),
+                          "pyproject.toml": f'[tool.promptlint]\nper-file-ignores = {{"app.py" = {codes}}}\n'})
+    assert rules_found(tmp_path) == reported
