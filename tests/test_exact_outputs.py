@@ -25,9 +25,11 @@ from promptlint.model import (
     INTERNAL_ERROR,
     AnalysisResult,
     CallSite,
+    Edit,
     Estimate,
     FileError,
     Finding,
+    Fix,
     Location,
     Origin,
     ProviderLoss,
@@ -35,6 +37,7 @@ from promptlint.model import (
     Severity,
     Volatility,
 )
+from promptlint.reporters import sarif
 from promptlint.reporters.json_report import finding_record, render_json
 from promptlint.reporters.github import annotation, escape_data, escape_property, render_github
 from tests.conftest import FIXTURES, write_tree
@@ -441,3 +444,49 @@ def test_config_flag_and_output_file(tmp_path: Path) -> None:
     written = (root / "report.json").read_text(encoding="utf-8")
     assert json.loads(written)["findings"][0]["rule"] == "PC001"
     assert written == run(root, "--format", "json")[1]
+
+
+# --- SARIF, unit by unit -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("location,region", [
+    (Location("a.py", 3, 1, 3, 9), {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 9}),
+    (Location("a.py", 3, 7, 5, 2), {"startLine": 3, "startColumn": 7, "endLine": 5, "endColumn": 2}),
+    (Location("t.j2", 3, 1, 3, 1), {"startLine": 3, "startColumn": 1}),  # an empty range: a point
+    (Location("a.py", 3, 0, 3, 0), {"startLine": 3, "startColumn": 1}),  # columns are at least 1
+])
+def test_sarif_region(location: Location, region: dict) -> None:
+    assert sarif._region(location) == region
+
+
+def test_sarif_result_message_fingerprint_and_base() -> None:
+    finding = finding_at(Location("app.py", 3, 7, 3, 12))
+    plain = sarif._result(finding, {"PC001": 0})
+    assert plain["message"] == {"text": "msg"}
+    assert plain["partialFingerprints"] == {sarif.FINGERPRINT_KEY: "none"}
+    assert plain["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "app.py", "uriBaseId": "%SRCROOT%"}
+    hinted = sarif._result(replace(finding, hint="move it", fingerprint="abc"), {"PC001": 0})
+    assert hinted["message"] == {"text": "msg Fix: move it."}
+    assert hinted["partialFingerprints"] == {sarif.FINGERPRINT_KEY: "abc"}
+
+
+def test_sarif_fix_regions_and_safety(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = "\nx = now()\ny = 2"  # starts with an empty line; the second edit ends at the end of the file
+    (tmp_path / "app.py").write_text(text, encoding="utf-8")
+    start = text.index("now()")
+    edits = (Edit("app.py", start, start + 5, "FIXED"), Edit("app.py", len(text) - 1, len(text), "3"))
+    finding = replace(finding_at(Location("app.py", 2, 5, 2, 10)), fix=Fix("pin it", False, edits))
+    fix = sarif._fix(finding)
+    assert fix == {"description": {"text": "pin it (unsafe: changes what the model reads)"},
+                   "artifactChanges": [{"artifactLocation": {"uri": "app.py", "uriBaseId": "%SRCROOT%"},
+                                        "replacements": [
+                                            {"deletedRegion": {"startLine": 2, "startColumn": 5, "endLine": 2,
+                                                               "endColumn": 10},
+                                             "insertedContent": {"text": "FIXED"}},
+                                            {"deletedRegion": {"startLine": 3, "startColumn": 5, "endLine": 3,
+                                                               "endColumn": 6},
+                                             "insertedContent": {"text": "3"}}]}]}
+    safe = sarif._fix(replace(finding, fix=Fix("pin it", True, edits[:1])))
+    assert safe is not None and safe["description"] == {"text": "pin it (safe)"}
+    beyond = Edit("app.py", 0, len(text) + 1, "")  # the file changed since: no fix rather than a wrong one
+    assert sarif._fix(replace(finding, fix=Fix("pin it", True, (beyond,)))) is None
