@@ -490,3 +490,16 @@ def test_sarif_fix_regions_and_safety(tmp_path: Path, monkeypatch: pytest.Monkey
     assert safe is not None and safe["description"] == {"text": "pin it (safe)"}
     beyond = Edit("app.py", 0, len(text) + 1, "")  # the file changed since: no fix rather than a wrong one
     assert sarif._fix(replace(finding, fix=Fix("pin it", True, (beyond,)))) is None
+
+
+def test_sarif_fix_regions_in_a_file_with_crlf_line_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Edit offsets count the file's characters as they are, "\\r" included."""
+    monkeypatch.chdir(tmp_path)
+    text = "a = 1\r\nx = now()\r\n"
+    (tmp_path / "app.py").write_bytes(text.encode("utf-8"))
+    start = text.index("now()")
+    finding = replace(finding_at(Location("app.py", 2, 5, 2, 10)), fix=Fix("pin", True, (Edit("app.py", start, start + 5, "T"),)))
+    fix = sarif._fix(finding)
+    assert fix is not None
+    assert fix["artifactChanges"][0]["replacements"][0]["deletedRegion"] == \
+        {"startLine": 2, "startColumn": 5, "endLine": 2, "endColumn": 10}
