@@ -11,7 +11,8 @@ import pytest
 
 from promptlint.config import Config
 from promptlint.estimate import estimate, format_estimate
-from promptlint.estimate.cost import cached_automatic, furthest_breakpoint, warm_share
+from promptlint.estimate.cost import cached_automatic, furthest_breakpoint, money, warm_share
+from promptlint.estimate.prices import PriceRow
 from promptlint.estimate.profile import Mark
 from promptlint.model import (
     AnalysisResult, CacheBreakpoint, CallSite, Finding, Hole, Literal, Location, Part, PromptLayout,
@@ -329,3 +330,13 @@ def test_furthest_breakpoint_boundaries() -> None:
 @pytest.mark.parametrize("calls,share", [(0.0, 0.0), (-1.0, 0.0), (1.0, 1.0 - math.exp(-5 / 1440))])
 def test_warm_share_boundaries(calls: float, share: float) -> None:
     assert warm_share(calls, 5.0) == pytest.approx(share)
+
+
+@pytest.mark.parametrize("calls,per_1k", [(0.0, 0.0), (1.0, None), (1000.0, None)])
+def test_money_per_thousand_calls_at_low_traffic(calls: float, per_1k: float | None) -> None:
+    row = PriceRow("openai", "gpt-4o", ("gpt-4o",), 2.5, 1.25, (("5m", 2.5),), 10.0, "automatic", 1024, 128, "5m",
+                   "2025-06-01", "test")
+    result = money(1000, row, calls, Volatility.PER_REQUEST, 30)
+    per_call = 1000 * (row.write_price - row.cache_read) / 1_000_000 * warm_share(calls, row.ttl_minutes)
+    assert result.usd_per_1k_calls == pytest.approx(per_call * 1000 if per_1k is None else per_1k)
+    assert result.usd_per_month == pytest.approx(per_call * calls * 30)
