@@ -261,14 +261,14 @@ def test_a_comment_in_a_file_that_is_neither_checked_nor_the_call(tmp_path: Path
 def test_the_python_api_with_another_working_directory(tmp_path: Path) -> None:
     """apply_suppressions works from its ``cwd`` argument, not the process's working directory."""
     root = write_tree(tmp_path / "project", {"app.py": with_comment("# promptlint: ignore[PC001]") +
-                                             "X = 1  # promptlint: ignore[PC002]\n"})
+                                             "X = 1  # promptlint: ignore[PC002]\n", "other.py": CLOCK_BUST})
     config = Config(root=root, cache_dir=None)
     result = analyze([root], config, cwd=root)
-    assert [f.rule for f in result.findings] == ["PC001"]
-    kept, stats = apply_suppressions(result, config, root, [root / "app.py"])
+    assert [f.rule for f in result.findings] == ["PC001", "PC001"]
+    kept, stats = apply_suppressions(result, config, root, [root / "app.py", root / "other.py"])
     assert stats == SuppressionStats(suppressed=1, unused=1)
     assert [(f.rule, f.location.path, f.call_site.location.path) for f in kept.findings] == \
-        [("PC900", "app.py", "app.py")]
+        [("PC900", "app.py", "app.py"), ("PC001", "other.py", "other.py")]
 
 
 def test_per_file_ignores_of_other_files_leave_a_stale_code_reported(tmp_path: Path) -> None:
