@@ -75,10 +75,13 @@ def fail(message: str) -> typer.Exit:
 
 
 def exit_code(result: AnalysisResult, fail_on: Severity) -> int:
-    """Findings at the fail level win; else per-file errors alone change nothing, unless no
-    requested file could be analyzed at all (docs/robustness.md)."""
+    """An internal error (a bug in promptlint) wins: the findings may be incomplete. Then findings
+    at the fail level; else per-file errors alone change nothing, unless no requested file could
+    be analyzed at all (docs/robustness.md)."""
     from promptlint.engine import nothing_analyzed
 
+    if any(e.internal for e in result.errors):
+        return EXIT_ERROR
     failing = [f for f in result.findings if f.severity.rank >= fail_on.rank]
     if failing:
         return EXIT_FINDINGS
@@ -205,6 +208,7 @@ def check(
     for name, path in extra_outputs:
         emit(extra_texts[name], path)
     emit(text, output)
+    report_internal_errors(outcome.result)
     status = exit_code(outcome.result, config.fail_on)
     raise typer.Exit(EXIT_OK if exit_zero and status == EXIT_FINDINGS else status)
 
@@ -263,6 +267,21 @@ def render_output(name: str, outcome: CheckOutcome, config: Config, quiet: bool,
     return render(name, result, config)
 
 
+def report_internal_errors(result: AnalysisResult) -> None:
+    """On stderr, whatever the format: the run hit a bug in promptlint, not in the user's code."""
+    from promptlint.internal import REPORT_HINT
+
+    internal = [e for e in result.errors if e.internal]
+    if not internal:
+        return
+    typer.echo(f"promptlint: internal error: promptlint failed on {len(internal)} "
+               f"file{'s' if len(internal) != 1 else ''}; the other files were analyzed, but the "
+               "results may be incomplete (exit code 2)", err=True)
+    for error in internal:
+        typer.echo(f"promptlint: internal error: {error.path}: {error.exception} (at {error.where})", err=True)
+    typer.echo(f"promptlint: this is a bug in promptlint, not in your code: {REPORT_HINT}", err=True)
+
+
 def emit(text: str, output: Optional[Path]) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -289,5 +308,7 @@ def main() -> None:
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - last line of defence, documented exit code 2
         typer.echo(f"promptlint: internal error: {type(exc).__name__}: {exc}", err=True)
-        typer.echo("please report this with the file that caused it", err=True)
+        from promptlint.internal import REPORT_HINT
+
+        typer.echo(f"promptlint: this is a bug in promptlint, not in your code: {REPORT_HINT}", err=True)
         sys.exit(EXIT_ERROR)

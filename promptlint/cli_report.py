@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from promptlint.model import AnalysisResult
 
 DEFAULT_REPORT = Path("promptlint-report.html")
 DEFAULT_BASELINE = Path("promptlint-baseline.json")
@@ -55,6 +58,7 @@ def report(
     write_report(result, config, output, comparison, verify)
     extra = f"; {len(comparison.new)} new since the baseline" if comparison is not None else ""
     typer.echo(f"promptlint: wrote {output} ({len(result.findings)} findings{extra})", err=True)
+    _exit_on_internal_errors(result)
 
 
 def _load_verify(path: Path):  # type: ignore[no-untyped-def]
@@ -82,6 +86,16 @@ def baseline(
     count = write_baseline(result, output, Path.cwd())
     typer.echo(f"promptlint: wrote {output} with {count} finding{'s' if count != 1 else ''}; "
                f"use `promptlint check --baseline {output}`", err=True)
+    _exit_on_internal_errors(result)
+
+
+def _exit_on_internal_errors(result: AnalysisResult) -> None:
+    """A bug in promptlint makes the report or baseline incomplete: say so and exit 2, as check does."""
+    from promptlint.cli import EXIT_ERROR, report_internal_errors
+
+    if any(e.internal for e in result.errors):
+        report_internal_errors(result)
+        raise typer.Exit(EXIT_ERROR)
 
 
 def _analyze(paths: Optional[list[Path]], config_file: Optional[Path], overrides: dict[str, object],

@@ -40,6 +40,7 @@ from promptlint.facts import (
     relative_key,
 )
 from promptlint.estimate.prices import load_price_table
+from promptlint.internal import internal_error
 from promptlint.knowledge import Knowledge, load_knowledge
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
 from promptlint.parallel import (
@@ -84,16 +85,17 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers)
     if cache is not None:
         cache.save()
-    findings = run_rules(analysis.layouts, config)
+    internal: list[FileError] = []  # promptlint's own failures in the rules (promptlint/internal.py)
+    findings = run_rules(analysis.layouts, config, internal)
     pins = [p for p in python_files if facts[p].date_pin]
-    findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config)
+    findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config, internal)
     window_modules = tuple({name.split(".")[0] for name in knowledge.history_windows})
     cut_files = [p for p in python_files
                  if facts[p].history_cut or any(i.split(".")[0] in window_modules for i in facts[p].imports)]
-    findings += history_window_findings(project, cut_files, config, knowledge)
+    findings += history_window_findings(project, cut_files, config, knowledge, internal)
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
-    errors = _errors(requested.errors, {**analysis.errors, **project.errors}, [(cwd / p).resolve() for p in paths],
-                     cwd)
+    errors = _errors([*requested.errors, *internal], {**analysis.errors, **project.errors},
+                     [(cwd / p).resolve() for p in paths], cwd)
     failed = {e.path for e in errors} & {os.path.relpath(p, cwd) for p in requested.python} if errors else set()
     stats = {"seconds": time.perf_counter() - started, "files_failed": float(len(failed)), **analysis.stats}
     directive_files = tuple(str(p) for p in requested.python if facts[p].directive or not facts[p].text_ok)
@@ -383,7 +385,10 @@ class _Dependencies:
                             tuple(name for name, _ in entry.names), entry.seconds, entry.complete)
 
 
-def run_rules(layouts: list[PromptLayout], config: Config) -> list[Finding]:
+def run_rules(layouts: list[PromptLayout], config: Config, internal: list[FileError] | None = None
+              ) -> list[Finding]:
+    """Every selected rule on every layout. A rule that raises is a bug in promptlint: recorded in
+    ``internal`` (raised when None), and the other rules and layouts still run."""
     explicit = frozenset(name for name, rules in load_price_table(config).providers.items()
                          if rules.cache == "explicit") if layouts else frozenset()
     context = RuleContext(config.min_stable_chars, explicit)
@@ -391,11 +396,17 @@ def run_rules(layouts: list[PromptLayout], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for index, layout in enumerate(layouts):
         for rule in rules:
-            findings.extend(rule.check(layout, index, context))
+            try:
+                findings.extend(rule.check(layout, index, context))
+            except Exception as exc:  # noqa: BLE001 - reported as an internal error, exit code 2
+                if internal is None:
+                    raise
+                internal.append(internal_error(layout.call.location.path, exc, f"rule {rule.code}"))
     return findings
 
 
-def template_findings(project: Project, files: set[Path], config: Config) -> list[Finding]:
+def template_findings(project: Project, files: set[Path], config: Config,
+                      internal: list[FileError] | None = None) -> list[Finding]:
     rule = RULES_BY_CODE["PC008"]
     if rule not in selected_rules(config.select, config.ignore, config.extend_select):
         return []
@@ -405,11 +416,17 @@ def template_findings(project: Project, files: set[Path], config: Config) -> lis
         if text is not None:
             texts[project.display(path)] = text
     assert isinstance(rule, ChatTemplateDate)
-    return list(rule.check_files(texts))
+    try:  # all files in one call: a date pinned in one file clears the templates of the others
+        return list(rule.check_files(texts))
+    except Exception as exc:  # noqa: BLE001 - reported as an internal error, exit code 2
+        if internal is None:
+            raise
+        internal.append(internal_error(next(iter(texts), ""), exc, f"rule {rule.code} on template files"))
+        return []
 
 
-def history_window_findings(project: Project, files: list[Path], config: Config,
-                            knowledge: Knowledge) -> list[Finding]:
+def history_window_findings(project: Project, files: list[Path], config: Config, knowledge: Knowledge,
+                            internal: list[FileError] | None = None) -> list[Finding]:
     """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one, or
     that import a framework with a windowed history, are parsed (a file that does not parse is
     reported by the layout analysis, not here)."""
@@ -424,8 +441,14 @@ def history_window_findings(project: Project, files: list[Path], config: Config,
             tree = ast.parse(text) if text is not None else None
         except (SyntaxError, ValueError, RecursionError):
             continue
-        if tree is not None:
+        if tree is None:
+            continue
+        try:
             findings.extend(rule.check_module(project.display(path), tree, knowledge.history_windows))
+        except Exception as exc:  # noqa: BLE001 - reported as an internal error, exit code 2
+            if internal is None:
+                raise
+            internal.append(internal_error(project.display(path), exc, f"rule {rule.code}"))
     return findings
 
 
@@ -487,12 +510,14 @@ def fingerprint(finding: Finding) -> str:
 
 def _errors(discovered: list[FileError], parsed: dict[str, FileError], requested: list[Path],
             cwd: Path) -> list[FileError]:
-    seen: dict[str, FileError] = {}
+    """The errors of the requested files, and every internal error wherever it happened: a crash
+    of promptlint must not hide behind a file the user did not ask about (exit code 2)."""
+    seen: dict[tuple[str, str], FileError] = {}
     for error in [*discovered, *parsed.values()]:
         path = Path(os.path.abspath(cwd / error.path))  # not resolved: the error may be about a link
-        if any(path == r or r in path.parents for r in requested):
-            seen.setdefault(error.path, error)
-    return sorted(seen.values(), key=lambda e: e.path)
+        if error.internal or any(path == r or r in path.parents for r in requested):
+            seen.setdefault((error.path, error.kind if not error.internal else error.message), error)
+    return sorted(seen.values(), key=lambda e: (e.path, e.kind, e.message))
 
 
 def _resolved(path: Path) -> Path:

@@ -211,10 +211,21 @@ class Finding:
     bust_index: int | None = None  # index into that layout's segments() of the volatile segment
 
 
+INPUT_ERROR = "input"  # the file could not be analyzed (syntax error, binary, too large, time budget)
+INTERNAL_ERROR = "internal"  # promptlint itself failed on the file: a bug in promptlint, exit code 2
+
+
 @dataclass(frozen=True)
 class FileError:
     path: str
     message: str
+    kind: str = INPUT_ERROR
+    exception: str | None = None  # internal errors: "KeyError: 'x'"
+    where: str | None = None  # internal errors: promptlint's innermost frame, "promptlint/x.py:12 in f"
+
+    @property
+    def internal(self) -> bool:
+        return self.kind == INTERNAL_ERROR
 
 
 @dataclass(frozen=True)

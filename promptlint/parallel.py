@@ -30,6 +30,7 @@ from promptlint.analysis.derived import derived_names, input_names, mark_request
 from promptlint.analysis.summaries import is_test_path, sink_shapes
 from promptlint.cache import Definitions, FileFacts
 from promptlint.facts import FactsTask, file_facts
+from promptlint.internal import internal_error
 from promptlint.knowledge import Knowledge
 from promptlint.model import FileError, Hole, PromptLayout
 
@@ -328,8 +329,10 @@ class Workspace:
         except DeadlineExceeded:
             return FileError(module.display, f"{ABANDONED}: it took longer than the per-file time budget "
                                              f"({self.settings.file_timeout_s:g} s; raise file-timeout to analyze it)")
-        except Exception as exc:  # noqa: BLE001 - one odd module must not stop the analysis
+        except (RecursionError, MemoryError) as exc:  # a resource limit a hostile file can reach: input
             return FileError(module.display, f"analysis stopped early: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a bug in promptlint: reported as one, the other modules go on
+            return internal_error(module.display, exc, "evaluating the module")
         finally:
             evaluator.release()
         return None

@@ -11,7 +11,9 @@ import pytest
 
 from promptlint.config import Config
 from promptlint.estimate import estimate, format_estimate
-from promptlint.estimate.cost import cached_automatic, warm_share
+from promptlint.estimate.cost import cached_automatic, furthest_breakpoint, money, warm_share
+from promptlint.estimate.prices import PriceRow
+from promptlint.estimate.profile import Mark
 from promptlint.model import (
     AnalysisResult, CacheBreakpoint, CallSite, Finding, Hole, Literal, Location, Part, PromptLayout,
     Severity, Volatility,
@@ -308,3 +310,42 @@ def test_a_tiny_lower_bound_is_shown_as_unknown_not_priced() -> None:
     assert line.startswith("lost cached tokens per call: unknown") and "only 1 known" in line and "$" not in line
     known = format_estimate(Estimate(1, "o200k_base", exact=False, unknown_length=False, losses=(loss,)))
     assert known.startswith("~1 cached tokens") and "$0.0022/month" in known
+
+
+# --- boundaries of the cache arithmetic (each value on both sides of its limit) ------------------
+
+@pytest.mark.parametrize("prefix,total,minimum,granularity,cached", [
+    (2048, 2049, 1024, 128, 2048),  # all but the last token can be cached
+    (2048, 2048, 1024, 128, 1920),  # the last token is always recomputed
+    (1024, 1025, 1024, 128, 1024),  # exactly the minimum is enough
+    (1023, 1025, 1024, 128, 0),  # one token short of the minimum
+    (1, 2, 0, 1, 1),  # no minimum: one cached token counts
+    (0, 2, 0, 1, 0),
+    (5, 1, 0, 1, 0),  # a one-token prompt caches nothing
+])
+def test_cached_automatic_boundaries(prefix: int, total: int, minimum: int, granularity: int, cached: int) -> None:
+    assert cached_automatic(prefix, total, minimum, granularity) == cached
+
+
+def test_furthest_breakpoint_boundaries() -> None:
+    marks = tuple(Mark(index, position) for index, position in enumerate((0, 1, 1024, 1500, 2000)))
+    assert furthest_breakpoint(marks, 2001, 1024).position == 2000  # up to the last token but one
+    assert furthest_breakpoint(marks, 2000, 1024).position == 1500  # not on the last token
+    assert furthest_breakpoint(marks[:3], 2000, 1024).position == 1024  # exactly the minimum
+    assert furthest_breakpoint(marks[:2], 2000, 1).position == 1  # position 0 caches nothing
+    assert furthest_breakpoint(marks[:1], 2000, 0) is None
+
+
+@pytest.mark.parametrize("calls,share", [(0.0, 0.0), (-1.0, 0.0), (1.0, 1.0 - math.exp(-5 / 1440))])
+def test_warm_share_boundaries(calls: float, share: float) -> None:
+    assert warm_share(calls, 5.0) == pytest.approx(share)
+
+
+@pytest.mark.parametrize("calls,per_1k", [(0.0, 0.0), (1.0, None), (1000.0, None)])
+def test_money_per_thousand_calls_at_low_traffic(calls: float, per_1k: float | None) -> None:
+    row = PriceRow("openai", "gpt-4o", ("gpt-4o",), 2.5, 1.25, (("5m", 2.5),), 10.0, "automatic", 1024, 128, "5m",
+                   "2025-06-01", "test")
+    result = money(1000, row, calls, Volatility.PER_REQUEST, 30)
+    per_call = 1000 * (row.write_price - row.cache_read) / 1_000_000 * warm_share(calls, row.ttl_minutes)
+    assert result.usd_per_1k_calls == pytest.approx(per_call * 1000 if per_1k is None else per_1k)
+    assert result.usd_per_month == pytest.approx(per_call * calls * 30)

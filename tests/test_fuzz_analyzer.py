@@ -1,5 +1,5 @@
-"""Property-based tests: whatever the source, ``analyze`` returns a result – per-file errors are
-allowed, exceptions are not. Three generators: grammar-shaped Python that reaches LLM calls,
+"""Property-based tests: whatever the source, ``analyze`` returns a result – per-file input errors
+are allowed; exceptions, and internal errors (a crash of promptlint caught per file), are not. Three generators: grammar-shaped Python that reaches LLM calls,
 mutations of the labelled corpus, and raw bytes. Derandomized with fixed example counts so CI
 runs the same cases every time (about 30 s in all)."""
 
@@ -37,6 +37,9 @@ def analyze_files(files: dict[str, bytes]) -> AnalysisResult:
     assert isinstance(result, AnalysisResult)
     for error in result.errors:
         assert error.path and error.message
+    # A per-file error may be the input's fault; an exception in promptlint's code never is.
+    internal = [(e.path, e.exception, e.where) for e in result.errors if e.internal]
+    assert not internal, internal
     return result
 
 

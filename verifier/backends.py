@@ -147,10 +147,7 @@ class VllmBackend:
                    "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1")}
             log_path = Path(scratch, "vllm.log")
             with log_path.open("w", encoding="utf-8") as log:
-                process = subprocess.Popen(
-                    [python, "-m", "verifier.vllm_worker"], stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=log, text=True, env=env,
-                )
+                process = start_worker(python, log, env)
                 try:
                     return self._talk(process, sites, keys, progress, log_path)
                 finally:
@@ -184,6 +181,20 @@ class VllmBackend:
                                     f"vLLM {facts['vllm_version']} on {facts['device']}")
                 return Measured(engine, runs)
         raise BackendError(f"the vLLM worker stopped early (exit {process.wait()})\n{log_tail(log)}")
+
+
+def start_worker(python: str, log: IO[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """The engine's worker process; an interpreter that cannot be run is the user's setup (exit
+    2 with what to do), not a crash of promptlint."""
+    try:
+        return subprocess.Popen([python, "-m", "verifier.vllm_worker"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+    except OSError as exc:
+        raise BackendError(
+            f"cannot run the engine's Python {python}: {exc.strerror or exc}; run "
+            "verifier/scripts/install_vllm_cpu.sh (CPU) or pass --engine-python PATH (or set "
+            "PROMPTLINT_VERIFY_PYTHON) to an interpreter that can import vllm"
+        ) from None
 
 
 def read_messages(stream: IO[str]) -> Iterator[dict[str, Any]]:

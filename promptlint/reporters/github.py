@@ -8,7 +8,7 @@ in properties), so analyzed code can never start a second command.
 from __future__ import annotations
 
 from promptlint.config import Config
-from promptlint.model import AnalysisResult, Finding, Severity
+from promptlint.model import AnalysisResult, FileError, Finding, Severity
 from promptlint.reporters.common import plural
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -39,10 +39,19 @@ def annotation(finding: Finding) -> str:
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{escape_data(message)}"
 
 
+def error_annotation(error: FileError) -> str:
+    """A file that could not be analyzed is a warning; an internal error (a bug in promptlint,
+    exit code 2) an error, so the job page shows why the step failed."""
+    if error.internal:
+        return (f"::error file={escape_property(error.path)},title=promptlint internal error (a bug in promptlint)::"
+                f"{escape_data(error.message)}")
+    return (f"::warning file={escape_property(error.path)},title=promptlint could not analyze this file::"
+            f"{escape_data(error.message)}")
+
+
 def render_github(result: AnalysisResult, config: Config) -> str:
     lines = [annotation(f) for f in result.findings]
-    lines += [f"::warning file={escape_property(e.path)},title=promptlint could not analyze this file::"
-              f"{escape_data(e.message)}" for e in result.errors]
+    lines += [error_annotation(e) for e in result.errors]
     lines.append(f"promptlint: {plural(len(result.findings), 'finding')} in "
                  f"{plural(result.files_analyzed, 'Python file')}")
     return "\n".join(lines) + "\n"

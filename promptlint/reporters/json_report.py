@@ -4,7 +4,8 @@ Version 1 keys are fixed: ``version``, ``findings`` (``rule``, ``name``, ``sever
 ``line``, ``column``, ``end_line``, ``end_column``, ``message``, ``volatile_source`` {``path``,
 ``line``, ``kind``}, ``call_site`` {``path``, ``line``, ``api``}, ``lost_tokens_per_call``),
 ``errors`` (``path``, ``message``) and ``summary``. Later additions only add keys (``cell``: the
-1-based cell of a Jupyter notebook, ``line`` then counting within the cell; null for other files).
+1-based cell of a Jupyter notebook, ``line`` then counting within the cell, null for other files;
+errors: ``kind`` "input" | "internal", ``exception``, ``where``; summary: ``internal_errors``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from promptlint import __version__
 from promptlint.config import Config
-from promptlint.model import AnalysisResult, Finding
+from promptlint.model import AnalysisResult, FileError, Finding
 
 CONTRACT_VERSION = 1
 
@@ -54,6 +55,14 @@ def finding_record(finding: Finding) -> dict[str, Any]:
     }
 
 
+def error_record(error: FileError) -> dict[str, Any]:
+    # ``kind``, ``exception`` and ``where`` are additions to version 1: "input" (the file could not
+    # be analyzed) or "internal" (a bug in promptlint; exit code 2), with the exception and the
+    # place in promptlint's code for internal errors (null otherwise).
+    return {"path": error.path, "message": error.message, "kind": error.kind,
+            "exception": error.exception, "where": error.where}
+
+
 def summary(result: AnalysisResult) -> dict[str, Any]:
     by_severity = Counter(f.severity.value for f in result.findings)
     by_rule = Counter(f.rule for f in result.findings)
@@ -64,6 +73,7 @@ def summary(result: AnalysisResult) -> dict[str, Any]:
         "files_analyzed": result.files_analyzed,
         "call_sites": len({(l.call.location.path, l.call.location.line) for l in result.layouts}),
         "errors": len(result.errors),
+        "internal_errors": sum(1 for e in result.errors if e.internal),
         "promptlint_version": __version__,
     }
 
@@ -72,7 +82,7 @@ def render_json(result: AnalysisResult, config: Config) -> str:
     document = {
         "version": CONTRACT_VERSION,
         "findings": [finding_record(f) for f in result.findings],
-        "errors": [{"path": e.path, "message": e.message} for e in result.errors],
+        "errors": [error_record(e) for e in result.errors],
         "summary": summary(result),
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

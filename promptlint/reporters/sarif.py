@@ -215,11 +215,12 @@ def _line_column(text: str, offset: int) -> tuple[int, int]:
 
 
 def _invocation(result: AnalysisResult) -> dict[str, Any]:
-    notifications = [{"level": "warning", "message": {"text": error.message},
+    # An internal error is promptlint's failure: level "error", and the run did not fully succeed.
+    notifications = [{"level": "error" if error.internal else "warning", "message": {"text": error.message},
                       "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(error.path),
                                                                                "uriBaseId": "%SRCROOT%"}}}]}
                      for error in result.errors]
-    invocation: dict[str, Any] = {"executionSuccessful": True}
+    invocation: dict[str, Any] = {"executionSuccessful": not any(e.internal for e in result.errors)}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
     return invocation

@@ -50,7 +50,8 @@ def render_text(result: AnalysisResult, config: Config, summary: bool = True) ->
     for finding in result.findings:
         render_finding(console, finding)
     for error in result.errors:
-        console.print(f"[bold red]error[/]: {escape(error.path)}: {escape(error.message)}")
+        label = "internal error" if error.internal else "error"  # a bug in promptlint, not in the file
+        console.print(f"[bold red]{label}[/]: {escape(error.path)}: {escape(error.message)}")
     if summary:
         console.print(summary_line(result))
     return buffer.getvalue()
