@@ -237,6 +237,10 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         if switches and not any(_is_true(keywords.get(k)) for k in switches):
             continue  # no history is sent at all
+        if call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
+            continue  # `trim_messages([HumanMessage(text)], ...)`: trims a message built here, not a history
+        if isinstance(keywords.get("strategy"), ast.Constant) and keywords["strategy"].value == "first":
+            continue  # keeps the oldest turns: the start stays put
         size = next((keywords[k] for k in sizes if k in keywords and not _is_off(keywords[k])), None)
         if sizes and size is None:
             continue
