@@ -355,10 +355,11 @@ def test_json_finding_record_is_exactly_the_contract() -> None:
         "rule": "PC001", "name": "volatile-before-stable", "severity": "error",
         "path": "bot/prompts.py", "line": 49, "column": 39, "end_line": 49, "end_column": 42,
         "message": "the message",
+        "cell": None,  # added for Jupyter notebooks (the 1-based cell; null for other files)
         "volatile_source": {"path": "bot/prompts.py", "line": 48, "kind": "per-request", "category": "clock",
-                            "source": "datetime.datetime.now"},
+                            "source": "datetime.datetime.now", "cell": None},
         "call_site": {"path": "bot/agent.py", "line": 30, "api": "openai.chat.completions", "provider": "openai",
-                      "model": "gpt-4o"},
+                      "model": "gpt-4o", "cell": None},
         "lost_tokens_per_call": 1664,
         "hint": "move it",
         "fingerprint": "0123456789abcdef",
