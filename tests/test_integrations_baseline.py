@@ -110,6 +110,11 @@ def test_the_baseline_file_is_exactly_the_findings_with_counts(tmp_path: Path) -
         entry = expected.setdefault(f["fingerprint"], {"fingerprint": f["fingerprint"], "rule": f["rule"],
                                                         "path": f["path"], "message": f["message"], "count": 0})
         entry["count"] += 1
+        # What it cost when recorded (`report --baseline` prices what was fixed since).
+        site = f["call_site"]
+        entry["call_site"] = f"{site['path']}:{site['line']} {site['api']}"
+        worst = max((loss["usd_per_month"] for loss in (f["estimate"] or {}).get("losses", [])), default=0.0)
+        entry["usd_per_month"] = round(max(entry.get("usd_per_month", 0.0), worst), 2)
     assert sorted(e["count"] for e in expected.values()) == [1, 2]  # the two calls share one identity
     code, _, err = cli("baseline", ".", "-o", "base.json", cwd=tmp_path)
     assert code == 0 and "with 3 findings" in err
