@@ -183,9 +183,11 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
 
 
 def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-    """The wrappers proper: names with a slot that reaches system content or an LLM call's message
-    list (the others only tell where a user's turn is built)."""
-    return {name: found for name, found in wrappers.items() if any(slot[0] in "sm" for slot in found)}
+    """The wrappers that make their callers worth evaluating: names with a slot that reaches system
+    content. Message-list slots do not widen the reach (`messages=` is passed through by half of
+    an agent framework, which doubled the time on large trees): a caller that builds a role-tagged
+    list is evaluated anyway, and is judged there."""
+    return {name: found for name, found in wrappers.items() if any(slot[0] == "s" for slot in found)}
 
 
 def _reaches(target: str, slots: dict[str, set[str]], prefix: str) -> bool:
