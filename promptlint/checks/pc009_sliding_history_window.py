@@ -79,11 +79,27 @@ CANDIDATE = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")\w*\s*"
 CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client)")
 
 
+# The cheap anchors of a cut, found with str.find: CANDIDATE (case-insensitive, with alternations)
+# runs only around them, since the first pass reads every file of the project (the regex alone
+# took 1.3 s over a 12 MB tree).
+ANCHORS = ("[-", "[ -", ".pop(", "del ", "[:1]", "len(")
+CHAT_WORDS = ("role", "llm", "completion", "chat_model", "model_client")
+
+
 def may_cut_history(text: str) -> bool:
     """Whether a file's text may hold a history cut (decides whether the file is parsed): a cut of
     a history-named list in a file that deals with chat messages for a model (a capped list of
     alerts or ids in a file that never builds a request is not a prompt's history)."""
-    return CANDIDATE.search(text) is not None and CHAT_CODE.search(text) is not None
+    lowered = text.lower()
+    if not any(word in lowered for word in HISTORY_WORDS) or not any(word in lowered for word in CHAT_WORDS):
+        return False
+    for anchor in ANCHORS:
+        start = text.find(anchor)
+        while start != -1:
+            if CANDIDATE.search(text, max(0, start - 80), start + 120):
+                return CHAT_CODE.search(text) is not None
+            start = text.find(anchor, start + 1)
+    return False
 
 
 @dataclass(frozen=True)
