@@ -85,8 +85,8 @@ class Knowledge:
         """The category of a lookup call (``retrieval``, ``memory``) by its method's name and the
         last name of the object it is called on; None when it is not one."""
         method = method.lower()
-        for pattern, category in self.lookups:
-            if _glob_match(pattern, method):
+        for category, regex in _lookup_regexes(self.lookups):
+            if regex.match(method):
                 return category
         receiver = (receiver or "").lower()
         for category, methods, words in self.lookup_receivers:
@@ -105,8 +105,25 @@ class Knowledge:
 
 
 def _glob_match(pattern: str, name: str) -> bool:
-    regex = "^" + re.escape(pattern).replace(r"\*", ".*") + "$"
-    return re.match(regex, name) is not None
+    return _glob_regex(pattern).match(name) is not None
+
+
+@lru_cache(maxsize=8)
+def _lookup_regexes(lookups: tuple[tuple[str, str], ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """One pattern per category: a lookup is tested on every call the evaluator sees."""
+    categories = dict.fromkeys(category for _, category in lookups)
+    return tuple((category, re.compile("^(?:" + "|".join(_glob_source(p) for p, c in lookups if c == category) + ")$"))
+                 for category in categories)
+
+
+def _glob_source(pattern: str) -> str:
+    return re.escape(pattern).replace(r"\*", ".*")
+
+
+@lru_cache(maxsize=1024)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    # Compiled once: lookups are matched against every call the evaluator sees.
+    return re.compile("^" + _glob_source(pattern) + "$")
 
 
 def _load_yaml(name: str) -> dict[str, Any]:
