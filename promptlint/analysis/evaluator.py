@@ -899,13 +899,14 @@ class Evaluator:
         method = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if method is None or not (args or kwargs):
             return result
-        unknowns = [h for h in holes_of(result) if h.volatility is Volatility.UNKNOWN and not h.is_history]
-        if not unknowns and not isinstance(result, (Obj, Instance)):
-            return result
+        # Every call passes here: the name test first, the walk over the result only for lookups.
         receiver = _last_name(func.value) if isinstance(func, ast.Attribute) else None
         category = self.knowledge.lookup_category(method, receiver)
         if category is None or all(literal_text(v) is not None or isinstance(v, NoneVal)
                                    for v in [*args, *kwargs.values()]):
+            return result
+        unknowns = [h for h in holes_of(result) if h.volatility is Volatility.UNKNOWN and not h.is_history]
+        if not unknowns and not isinstance(result, (Obj, Instance)):
             return result
         where = frame.module.location(node)
         key = next((frame.module.snippet(a) for a in [*node.args, *(k.value for k in node.keywords)]
