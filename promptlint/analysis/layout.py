@@ -208,6 +208,7 @@ def mark_final_user(parts: list[Part]) -> list[Part]:
 
 
 ASSEMBLY_API = "system message"  # the api of a layout judged at its assembly point
+MESSAGE_LIST_API = "message list"  # ... and of a whole list handed to a wrapper
 ASSEMBLY_PROVIDER = "any"
 ASSUMED_HISTORY = "the conversation history and the user's turn follow the system content, as every provider orders them"
 
@@ -223,12 +224,12 @@ def assembly_layout(what: str, text: Value, where: Location, function: str) -> P
 def messages_layout(what: str, messages: Value, where: Location, function: str) -> PromptLayout:
     """The layout of a message list handed to an inferred wrapper whose parameter becomes an LLM
     call's messages: the order is the list's own, so nothing is assumed about a history."""
-    site = CallSite(where, f"{ASSEMBLY_API} ({what})", ASSEMBLY_PROVIDER, None, function)
+    site = CallSite(where, f"{MESSAGE_LIST_API} ({what})", ASSEMBLY_PROVIDER, None, function)
     return PromptLayout(site, tuple(mark_final_user(message_parts(messages, where))))
 
 
 def is_assembly(call: CallSite) -> bool:
-    return call.provider == ASSEMBLY_PROVIDER and call.api.startswith(ASSEMBLY_API)
+    return call.provider == ASSEMBLY_PROVIDER and call.api.startswith((ASSEMBLY_API, MESSAGE_LIST_API))
 
 
 def call_site(node: ast.Call, module: object, spec: ApiSpec, kwargs: dict[str, Value], owner: Obj | None,
