@@ -223,8 +223,8 @@ def fit(messages: list, model_client, limit: int) -> list:
                 continue  # `pop(1)` twice under one guard: one root cause
             seen.add((id(scope), cut.history))
             location = _location(path, cut.node)
-            message = (f"`{cut.history}` {cut.how}: once it is full, every request drops an earlier "
-                       "message, so the whole history after the cut misses the prefix cache on every call")
+            message = (f"`{cut.history}` {cut.how}: once it is full, every request changes an earlier part "
+                       "of the history, so everything after the cut misses the prefix cache on every call")
             yield Finding(self.code, self.name, Severity.WARNING, location, message,
                           CallSite(location, "conversation history", "any"), hint=self.fix_hint)
 
