@@ -32,6 +32,9 @@ class Config:
     # Not a setting: False when info findings are analyzed only for suppressions and then hidden,
     # so the estimator (a ~0.6 s tokenizer load) is not run for them.
     estimate_info: bool = True
+    # Not a setting: True while a Jupyter notebook's cells are analyzed (promptlint.notebooks); its
+    # calls all run in one kernel process, so per-process orders are one order there.
+    one_process: bool = False
     min_stable_chars: int = 200  # stable text after a volatile value below this is "a few tokens"
     # Knowledge extensions (same shapes as the files in rules/):
     sources: dict[str, Any] = field(default_factory=dict, hash=False)

@@ -391,7 +391,7 @@ def run_rules(layouts: list[PromptLayout], config: Config, internal: list[FileEr
     ``internal`` (raised when None), and the other rules and layouts still run."""
     explicit = frozenset(name for name, rules in load_price_table(config).providers.items()
                          if rules.cache == "explicit") if layouts else frozenset()
-    context = RuleContext(config.min_stable_chars, explicit)
+    context = RuleContext(config.min_stable_chars, explicit, one_process=config.one_process)
     rules = selected_rules(config.select, config.ignore, config.extend_select)
     findings: list[Finding] = []
     for index, layout in enumerate(layouts):
@@ -534,9 +534,9 @@ def _estimate(result: AnalysisResult, config: Config) -> AnalysisResult:
     if not shown:  # a clean run does not even import the estimator (~30 ms) nor load a tokenizer
         return result
     try:
-        from promptlint.estimate import estimate
+        from promptlint.estimate import agree_with_estimate, estimate
     except ImportError:
         return result
-    estimated = iter(estimate(replace(result, findings=shown), config).findings)
+    estimated = iter(agree_with_estimate(f) for f in estimate(replace(result, findings=shown), config).findings)
     return replace(result, findings=tuple(next(estimated) if config.estimate_info or f.severity is not Severity.INFO
                                           else f for f in result.findings))

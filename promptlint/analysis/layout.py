@@ -85,6 +85,10 @@ def shape_parts(name: str, shape: str, value: Value, where: Location) -> list[Pa
     if shape in ("messages", "contents", "converse_messages"):
         if isinstance(value, Text) or isinstance(value, TemplateVal):
             return [Part("final_user", as_text(value, where, name), where)]
+        if shape == "contents" and isinstance(value, Seq) and not any(map(_is_turn, value.items)):
+            # Gemini: a list of strings, images and parts is the parts of one user turn, not turns.
+            return [Part("final_user", tuple(seg for item in value.items for seg in block_segments(item, where)),
+                         where)]
         return message_parts(value, where)
     return [Part(name, as_text(value, where, name), where)]
 
@@ -148,6 +152,15 @@ def message_parts(value: Value, where: Location) -> list[Part]:
             continue
         parts.append(Part(role, content_text(content, where), where))
     return parts
+
+
+def _is_turn(item: Value) -> bool:
+    """A whole message (with a role) or a spliced list of them, rather than a part of one."""
+    if isinstance(item, Mapping):
+        return item.get("role") is not None
+    if isinstance(item, Obj):
+        return message_role(item) is not None or item.field("role") is not None or item.type.endswith("Content")
+    return isinstance(item, Splice)
 
 
 def history_hole(hole: Hole) -> Hole:

@@ -40,6 +40,7 @@ PART_WORDS = {"tools": "tool definitions", "system": "system prompt", "history":
               "user": "earlier user message", "assistant": "assistant message", "tool": "tool result",
               "final_user": "final user message", "response_format": "response schema"}
 EARLIER_TURNS = ("user", "assistant", "tool", "history")
+TURN_PARTS = ("user", "assistant", "tool")  # messages written out in the call's own list
 LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
 
 
@@ -48,6 +49,7 @@ class RuleContext:
     min_stable_chars: int
     # Providers that cache only at breakpoints the caller marks (rules/prices.yaml `cache: explicit`)
     explicit_cache_providers: frozenset[str] = frozenset()
+    one_process: bool = False  # a notebook: every call runs in one kernel process
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,12 @@ class StableAfter:
 def stable_after(layout: PromptLayout, index: int) -> StableAfter:
     chars, history, unknown_length, parts = 0, False, False, []
     known_history, assumed = False, None
-    for position, (part, seg) in enumerate(layout.segments()):
+    segments = layout.segments()
+    # A value inside a conversation turn (not the system prompt) is replayed as written when that
+    # turn becomes history; the messages written after it in the same list are this call's own
+    # content, not a history shared with later calls: only a spliced history counts then.
+    in_turn = 0 <= index < len(segments) and segments[index][0] in TURN_PARTS
+    for position, (part, seg) in enumerate(segments):
         if position <= index:
             continue
         if part == "final_user" and not (isinstance(seg, Literal)):
@@ -89,6 +96,8 @@ def stable_after(layout: PromptLayout, index: int) -> StableAfter:
             chars += len(seg.text)
             parts.append(part)
         elif isinstance(seg, Hole):
+            if in_turn and part in TURN_PARTS and not seg.is_history:
+                continue
             if seg.is_history or part in EARLIER_TURNS:
                 history = True  # earlier turns are the same on every later call of a conversation
                 parts.append(part)
@@ -116,6 +125,10 @@ def volatile_holes(layout: PromptLayout) -> Iterable[tuple[int, str, Hole]]:
 
 def breakpoints(layout: PromptLayout) -> list[int]:
     return [i for i, (_, seg) in enumerate(layout.segments()) if isinstance(seg, CacheBreakpoint)]
+
+
+def has_breakpoint(layout: PromptLayout) -> bool:
+    return any(isinstance(seg, CacheBreakpoint) for _, seg in layout.segments())
 
 
 class Rule:

@@ -78,11 +78,13 @@ from promptlint.checks.base import (
     SEVERITY_BY_VOLATILITY,
     Rule,
     RuleContext,
+    StableAfter,
     describe_hole,
+    has_breakpoint,
     stable_after,
     volatile_holes,
 )
-from promptlint.model import CacheBreakpoint, Finding, Hole, Literal, PromptLayout, Severity, Volatility
+from promptlint.model import Finding, Hole, Literal, PromptLayout, Severity, Volatility
 
 ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
@@ -276,40 +278,8 @@ async def local_query(query, store, model_func):
             after = stable_after(layout, index)
             if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
                 continue
-            severity = SEVERITY_BY_VOLATILITY.get(hole.volatility, Severity.WARNING)
+            severity, consequence = _severity(hole, after, layout, index, context)
             only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
-            if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
-                severity = Severity.WARNING
-            consequence = CONSEQUENCES.get(hole.volatility, CONSEQUENCES[Volatility.PER_REQUEST])
-            if only_assumed and after.chars < ASSUMED_HISTORY_MIN_CHARS:
-                # Judged at an assembly point with little known text after it: whether anything
-                # is lost depends on a history that may not exist (one-shot calls), and text of
-                # unknown length after it is as likely volatile as stable.
-                severity = Severity.INFO
-                known = f"only {after.chars:,} characters of" if after.chars else "no"
-                consequence = (f"{known} known stable text follow, so the loss depends on a conversation "
-                               "history being sent after it (info)")
-            block = _stable_block_after(layout, index)
-            if hole.category in LOOKED_UP and not after.history and block < ASSUMED_HISTORY_MIN_CHARS \
-                    and severity is not Severity.INFO:
-                # Looked-up content followed by a short instruction and then more request content
-                # (`Query: {q}` / one sentence / `{documents}`): moving it would save little.
-                severity = Severity.INFO
-                consequence += (f"; only {block:,} characters of stable text follow it before other "
-                                "request content (info)")
-            if only_assumed and hole.category in LOOKED_UP and severity is not Severity.INFO:
-                # Content looked up or derived for this request, judged where a system text is
-                # assembled for a call we cannot see: such calls are mostly one-shot (a RAG
-                # answer, an extraction), and whether a history follows is only assumed.
-                severity = Severity.INFO
-                consequence += "; whether a conversation history follows is not known here (info)"
-            if layout.call.provider in context.explicit_cache_providers and not _has_breakpoint(layout) \
-                    and severity is Severity.ERROR:
-                # Nothing is cached as written (the estimate's loss assumes the fix adds a breakpoint):
-                # not an error, but the order stops any breakpoint from paying off.
-                severity = Severity.WARNING
-                consequence = ("this call marks no cache breakpoint, so nothing is cached as written; a "
-                               "breakpoint pays off only once the value moves after the stable part")
             message = (f"{describe_hole(hole)} comes before {after.describe()} in the "
                        f"`{layout.call.api}` prompt; {consequence}")
             if only_assumed:
@@ -317,8 +287,46 @@ async def local_query(query, store, model_func):
             yield self.finding(layout, layout_index, index, hole, severity, message)
 
 
-def _has_breakpoint(layout: PromptLayout) -> bool:
-    return any(isinstance(segment, CacheBreakpoint) for _, segment in layout.segments())
+def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
+              context: RuleContext) -> tuple[Severity, str]:
+    """How much this value costs, and the words for it: the scope's severity, lowered where the
+    loss is small, only assumed, or not paid today."""
+    severity = SEVERITY_BY_VOLATILITY.get(hole.volatility, Severity.WARNING)
+    consequence = CONSEQUENCES.get(hole.volatility, CONSEQUENCES[Volatility.PER_REQUEST])
+    only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
+    if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
+        severity = Severity.WARNING
+    if layout.call.provider in context.explicit_cache_providers and not has_breakpoint(layout):
+        # Anthropic and Bedrock cache only at a breakpoint the caller marks: with none, nothing is
+        # cached as written. A clock or an id there still stops a breakpoint from ever paying off;
+        # content the prompt needs for this request (documents, the question) costs nothing today
+        # (bench/wild: such findings were judged false alarms).
+        if hole.category in LOOKED_UP:
+            return Severity.INFO, ("this call marks no cache breakpoint, so nothing is cached as written and "
+                                   "the order costs nothing today (info)")
+        return min(severity, Severity.WARNING, key=lambda s: s.rank), (
+            "this call marks no cache breakpoint, so nothing is cached as written; a breakpoint pays off "
+            "only once the value moves after the stable part")
+    if only_assumed and after.chars < ASSUMED_HISTORY_MIN_CHARS:
+        # Judged at an assembly point with little known text after it: whether anything is lost
+        # depends on a history that may not exist (one-shot calls), and text of unknown length
+        # after it is as likely volatile as stable.
+        known = f"only {after.chars:,} characters of" if after.chars else "no"
+        return Severity.INFO, (f"{known} known stable text follow, so the loss depends on a conversation "
+                               "history being sent after it (info)")
+    if hole.category not in LOOKED_UP or severity is Severity.INFO:
+        return severity, consequence
+    block = _stable_block_after(layout, index)
+    if not after.history and block < ASSUMED_HISTORY_MIN_CHARS:
+        # Looked-up content followed by a short instruction and then more request content
+        # (`Query: {q}` / one sentence / `{documents}`): moving it would save little.
+        return Severity.INFO, (f"{consequence}; only {block:,} characters of stable text follow it before "
+                               "other request content (info)")
+    if only_assumed:
+        # Content looked up or derived for this request, judged where a system text is assembled
+        # for a call we cannot see: such calls are mostly one-shot (a RAG answer, an extraction).
+        return Severity.INFO, f"{consequence}; whether a conversation history follows is not known here (info)"
+    return severity, consequence
 
 
 def _stable_block_after(layout: PromptLayout, index: int) -> int:

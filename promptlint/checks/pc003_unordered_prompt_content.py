@@ -101,4 +101,8 @@ def ask(question: str):
             if hole.category == "set-order":
                 message += ("; a set of strings iterates in an order fixed per process by PYTHONHASHSEED, "
                             "so each worker (and each restart) sends a different prefix")
+            if hole.category == "set-order" and context.one_process:
+                # A notebook's calls all run in one kernel: one process, one order, one prefix.
+                severity = Severity.INFO
+                message += "; a notebook runs in one kernel process, so its calls share one order (info)"
             yield self.finding(layout, layout_index, index, hole, severity, message)

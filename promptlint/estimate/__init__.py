@@ -16,10 +16,11 @@ from promptlint.estimate.profile import bust_segment, measure
 from promptlint.estimate.tokens import TokenCounter, load_counter
 from promptlint.estimate.traffic import traffic_for
 from promptlint.model import (
-    AnalysisResult, Estimate, Finding, Hole, PromptLayout, ProviderLoss, Volatility,
+    AnalysisResult, Estimate, Finding, Hole, PromptLayout, ProviderLoss, Severity, Volatility,
 )
 
-__all__ = ["estimate", "estimate_finding", "format_estimate", "load_counter", "load_price_table"]
+__all__ = ["agree_with_estimate", "estimate", "estimate_finding", "format_estimate", "load_counter",
+           "load_price_table"]
 
 
 def estimate(result: AnalysisResult, config: Config, *, today: date | None = None,
@@ -123,6 +124,23 @@ def _estimate_note(unknown: list[str], counter: TokenCounter, priced: tuple[Pric
 
 
 SMALLEST_MEANINGFUL_BOUND = 64  # tokens: below the smallest provider cache block that pays off
+
+
+def agree_with_estimate(finding: Finding) -> Finding:
+    """An error whose estimate loses less than a cache block for every provider, with nothing of
+    unknown length after it, is a warning, and its message says why and what would make it
+    matter: the severity never claims a loss the estimate denies. (With content of unknown length
+    after it, a history, the estimate is a lower bound and says nothing about the loss.)"""
+    estimate = finding.estimate
+    if finding.severity is not Severity.ERROR or estimate is None or not estimate.losses \
+            or estimate.unknown_length:
+        return finding
+    most = max(loss.lost_tokens_per_call for loss in estimate.losses)
+    if most >= SMALLEST_MEANINGFUL_BOUND:
+        return finding
+    why = (f"estimated loss: {most:,} tokens per call, since the stable text after it is below the providers' "
+           "minimum cacheable prefix; it matters once more stable text follows it (warning)")
+    return replace(finding, severity=Severity.WARNING, message=f"{finding.message}; {why}")
 
 
 def format_estimate(estimate: Estimate | None) -> str:

@@ -1,0 +1,147 @@
+"""Shapes that bench/wild judges called false alarms (issue 16), each pinned with a small realistic
+program, next to the real bust it must not hide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.pipeline import analyze_for_report
+from promptlint.model import Finding
+from tests.conftest import write_tree
+from tests.test_notebooks import notebook
+
+POLICY = '"Follow the refund policy step by step and cite the relevant section. " * 40'
+
+
+def findings(root: Path, show_info: bool = True) -> list[Finding]:
+    result = analyze_for_report([root], Config(root=root, cache_dir=None, show_info=show_info), cwd=root)
+    assert not result.errors
+    return list(result.findings)
+
+
+def test_counter_in_a_turn_followed_only_by_this_calls_own_messages_is_not_a_bust(tmp_path: Path) -> None:
+    """instructor's knowledge-graph loop: `Part {i}` sits in a user message built fresh for each
+    call; what follows is more of this call's content (the chunk, the current graph), not a
+    history shared with later calls."""
+    root = write_tree(tmp_path, '''
+from openai import OpenAI
+client = OpenAI()
+def build(chunks: list[str], state) -> None:
+    for i, chunk in enumerate(chunks):
+        client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": "You build a knowledge graph."},
+            {"role": "user", "content": f"Extract nodes and edges. Part {i}/{len(chunks)}:\\n{chunk}"},
+            {"role": "user", "content": f"Here is the current state of the graph:\\n{state.model_dump_json()}"},
+        ])
+''')
+    assert [f.rule for f in findings(root)] == []
+
+
+def test_clock_in_a_pinned_user_turn_before_the_history_is_still_a_bust(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+def reply(history: list, question: str):
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "You are a support agent."},
+        {"role": "user", "content": f"Context: it is {datetime.now()}."},
+        *history,
+        {"role": "user", "content": question},
+    ])
+''')
+    [finding] = findings(root)
+    assert (finding.rule, finding.location.line, finding.severity.value) == ("PC001", 7, "error")
+    assert "the conversation history" in finding.message
+
+
+def test_gemini_parts_list_is_one_user_turn(tmp_path: Path) -> None:
+    """vision_rag: `contents=[f"... Question: {question}", image]` is one user turn of text and
+    an image, not a history after the question."""
+    root = write_tree(tmp_path, '''
+from google import genai
+client = genai.Client()
+def answer(question: str, image):
+    prompt = [f"Answer the question based on the following image. Be as elaborate as possible.\\n"
+              f"Question: {question}", image]
+    return client.models.generate_content(model="gemini-2.5-flash", contents=prompt).text
+''')
+    assert findings(root) == []
+
+
+def test_gemini_contents_with_roles_are_still_turns(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, f'''
+from datetime import datetime
+from google import genai
+client = genai.Client()
+POLICY = {POLICY}
+def answer(question: str, history: list):
+    contents = [{{"role": "user", "parts": [{{"text": f"Now: {{datetime.now()}}. " + POLICY}}]}},
+                *history, {{"role": "user", "parts": [{{"text": question}}]}}]
+    return client.models.generate_content(model="gemini-2.5-flash", contents=contents).text
+''')
+    assert [f.rule for f in findings(root)] == ["PC001"]
+
+
+def test_retrieved_content_on_a_call_without_breakpoint_is_info(tmp_path: Path) -> None:
+    """claude-cookbooks' RAG evaluation: documents retrieved for the query sit before a rubric in
+    an Anthropic call with no `cache_control`: nothing is cached as written, so nothing is lost."""
+    root = write_tree(tmp_path, f'''
+import anthropic
+client = anthropic.Anthropic()
+RUBRIC = {POLICY}
+def grade(query: str, vector_store):
+    docs = vector_store.search(query)
+    return client.messages.create(model="claude-sonnet-4-5", max_tokens=300, messages=[
+        {{"role": "user", "content": f"<docs>{{docs}}</docs>\\n" + RUBRIC}}])
+''')
+    [finding] = findings(root)
+    assert (finding.rule, finding.severity.value) == ("PC001", "info")
+    assert "nothing is cached as written and the order costs nothing today" in finding.message
+    assert findings(root, show_info=False) == []
+
+
+def test_set_order_in_a_notebook_is_info(tmp_path: Path) -> None:
+    """A notebook's calls run in one kernel: a set of strings has one order there."""
+    cells = notebook(("code", ["from openai import OpenAI\n",
+                               f"GUIDE = {POLICY}\n",
+                               "def ask(history):\n",
+                               "    roster = '\\n'.join({'triage', 'billing', 'refunds'})\n",
+                               "    return OpenAI().chat.completions.create(model='gpt-4o', messages=[\n",
+                               "        {'role': 'system', 'content': roster + GUIDE}, *history])\n"]))
+    [finding] = findings(write_tree(tmp_path, {"team.ipynb": cells}))
+    assert (finding.rule, finding.severity.value) == ("PC003", "info")
+    assert "one kernel process" in finding.message
+    plain = write_tree(tmp_path / "module", {"team.py": "".join(
+        line for line in ["from openai import OpenAI\n", f"GUIDE = {POLICY}\n", "def ask(history):\n",
+                          "    roster = '\\n'.join({'triage', 'billing', 'refunds'})\n",
+                          "    return OpenAI().chat.completions.create(model='gpt-4o', messages=[\n",
+                          "        {'role': 'system', 'content': roster + GUIDE}, *history])\n"])})
+    [finding] = findings(plain)
+    assert (finding.rule, finding.severity.value) == ("PC003", "warning")
+
+
+CACHE_KEY_APP = '''
+import uuid
+from openai import OpenAI
+client = OpenAI()
+GUIDE = {guide}
+def review(diff: str) -> str:
+    return client.responses.create(model="gpt-5.1", instructions=GUIDE, input=[{{"role": "user", "content": diff}}],
+                                   prompt_cache_key=f"review-{{uuid.uuid4()}}").output_text
+'''
+
+
+def test_an_error_whose_estimate_is_zero_is_a_warning_that_says_why(tmp_path: Path) -> None:
+    short = write_tree(tmp_path / "short", CACHE_KEY_APP.format(guide='"Review the diff. Be brief."'))
+    [finding] = findings(short, show_info=False)
+    assert (finding.rule, finding.severity.value) == ("PC005", "warning")
+    assert finding.estimate is not None and finding.estimate.lost_tokens_per_call == 0
+    assert "estimated loss: 0 tokens per call" in finding.message
+    assert "below the providers' minimum cacheable prefix" in finding.message
+    long = write_tree(tmp_path / "long", CACHE_KEY_APP.format(guide=POLICY.replace("40", "80")))
+    [finding] = findings(long, show_info=False)
+    assert (finding.rule, finding.severity.value) == ("PC005", "error")
+    assert finding.estimate is not None and (finding.estimate.lost_tokens_per_call or 0) >= 1024
+    assert "estimated loss" not in finding.message
