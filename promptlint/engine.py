@@ -19,7 +19,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from promptlint import cache as cache_store
 from promptlint.analysis.layout import is_assembly
@@ -42,7 +42,7 @@ from promptlint.facts import (
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
 from promptlint.knowledge import Knowledge, load_knowledge
-from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, Severity
+from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, RelatedLocation, Severity
 from promptlint.parallel import (
     EntryOutcome,
     EntryTask,
@@ -463,8 +463,13 @@ def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd
             continue
         key = (finding.location.path, finding.location.line, finding.location.column, finding.rule)
         current = kept.get(key)
-        if current is None or _preferred(finding, current):
+        if current is None:
             kept[key] = finding
+        elif _preferred(finding, current):
+            kept[key] = _also_reaches(finding, current)
+        else:
+            kept[key] = _also_reaches(current, finding)
+    kept = {key: f for key, f in kept.items() if not _seen_through_another(f, kept.values())}
     superseded = {
         (f.location.path, f.location.line, f.location.column, code)
         for f in kept.values() for code in RULES_BY_CODE[f.rule].supersedes
@@ -481,6 +486,28 @@ def _preferred(finding: Finding, current: Finding) -> bool:
     if known != current_known:
         return known
     return finding.severity.rank > current.severity.rank
+
+
+def _also_reaches(kept: Finding, dropped: Finding) -> Finding:
+    """One finding per root cause: the call sites of the same value's other findings are listed
+    on the one kept (all branches of a provider switch)."""
+    site = dropped.call_site
+    if site.location == kept.call_site.location or any(r.location == site.location for r in kept.related):
+        return kept
+    return replace(kept, related=(*kept.related, RelatedLocation(site.location, f"also reaches the `{site.api}` call here")))
+
+
+def _seen_through_another(finding: Finding, findings: Iterable[Finding]) -> bool:
+    """A value derived from the request, located where another finding of the same call already
+    passes (``prompt = msg[0]["content"]`` after a clock went into ``msg``): the same prompt seen
+    through another branch, so the same root cause."""
+    if finding.volatile_source is None or finding.volatile_source.category != "request-derived":
+        return False
+    return any(other.location != finding.location and other.rule == finding.rule
+               and other.call_site.location == finding.call_site.location
+               and any(step.location.path == finding.location.path and step.location.line == finding.location.line
+                       for step in other.related)
+               for other in findings)
 
 
 def _reported_path(finding: Finding, requested: list[Path], cwd: Path) -> bool:

@@ -75,6 +75,11 @@ CANDIDATE = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")\w*\s*"
                        r"|\bdel\s+[\w.]*(?:" + "|".join(HISTORY_WORDS) + r")")
 
 
+# Keys of a chat message dict, and names of things appended to a list that are not messages.
+MESSAGE_KEYS = frozenset({"role", "sender", "speaker", "author", "content", "parts", "text"})
+NOT_A_MESSAGE = re.compile(r"(?i)hash|signal|(?:^|_)ids?$|(?:^|_)keys?$|(?:^|_)scores?$")
+
+
 # A file that handles chat messages for a model: role-tagged messages, an LLM client or call.
 CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client)")
 
@@ -141,6 +146,26 @@ class AlertBuffer:
             del self.recent_messages[0]
 def older_rounds(conversations: list, keep_start_rounds: int) -> list:
     return conversations[keep_start_rounds:]
+""",
+        # Capped logs of things that are not messages (tool-call hashes, counted alerts), and a
+        # window size checked for sign before a one-off slice for an API response.
+        """
+class LoopDetector:
+    def record(self, llm_call) -> None:
+        history = self._history[llm_call.thread_id]
+        history.append(llm_call.call_hash)
+        if len(history) > self.window_size:
+            history[:] = history[-self.window_size:]
+    def note_dialog(self, kind: str, text: str) -> None:
+        self.recent_dialog_messages.append({"type": kind, "message": text, "count": 1})
+        if len(self.recent_dialog_messages) > 5:
+            del self.recent_dialog_messages[0]
+def task_view(messages: list, history_length: int, role: str) -> dict:
+    if history_length <= 0:
+        return {"history": []}
+    else:
+        history_messages = messages[-history_length:]
+    return {"history": history_messages}
 """,
         # A window setting with no history sent at all.
         """
@@ -302,11 +327,33 @@ def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
 
 
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
+    not_messages = _lists_of_non_messages(function)
     for node, guards in _walk_with_guards(function.body, ()):
         scope = guards[-1] if guards else function
         guarded = any(_is_budget_check(g) for g in guards)
         for cut in _cuts_at(function, node, guarded):
-            yield scope, cut
+            if cut.history not in not_messages:
+                yield scope, cut
+
+
+def _lists_of_non_messages(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Lists the function appends something to that is not a chat message: a record without a
+    role or content (``{"type": ..., "count": 1}``), a hash, an id, a signal. A capped log of those
+    is not a prompt's history (bench/wild: tool-call hashes, browser alerts, blocker signals)."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                and len(node.args) == 1 and _not_a_message(node.args[0]):
+            found.add(ast.unparse(node.func.value))
+    return found
+
+
+def _not_a_message(value: ast.expr) -> bool:
+    if isinstance(value, ast.Dict):
+        keys = {k.value for k in value.keys if isinstance(k, ast.Constant)}
+        return bool(keys) and not keys & MESSAGE_KEYS and None not in value.keys
+    name = value.attr if isinstance(value, ast.Attribute) else value.id if isinstance(value, ast.Name) else None
+    return name is not None and NOT_A_MESSAGE.search(name) is not None
 
 
 def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, guarded: bool) -> Iterator[Cut]:
@@ -357,13 +404,19 @@ def _walk_with_guards(body: list[ast.stmt], guards: tuple[ast.expr, ...]) -> Ite
 
 def _is_budget_check(test: ast.expr) -> bool:
     """``len(x) > n``, ``tokens > limit``, ``removed_count < to_remove``: a size held to a limit. A
-    bounds check on an index (``index < len(x)``) is not one."""
+    bounds check on an index (``index < len(x)``) is not one, nor a sign test (``n <= 0``)."""
     for node in ast.walk(test):
         if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops):
             operands = (node.left, *node.comparators)
-            if not any(_is_index(o) for o in operands) and any(_is_size(o) for o in operands):
+            if any(_is_index(o) or _is_zero(o) for o in operands):
+                continue
+            if any(_is_size(o) for o in operands):
                 return True
     return False
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (0, None) and node.value is not False
 
 
 def _is_size(node: ast.expr) -> bool:
