@@ -3,12 +3,14 @@ program, next to the real bust it must not hide."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from promptlint.config import Config
 from promptlint.pipeline import analyze_for_report
 from promptlint.model import Finding
 from tests.conftest import write_tree
+from tests.integration_helpers import cli
 from tests.test_notebooks import notebook
 
 POLICY = '"Follow the refund policy step by step and cite the relevant section. " * 40'
@@ -145,3 +147,39 @@ def test_an_error_whose_estimate_is_zero_is_a_warning_that_says_why(tmp_path: Pa
     assert (finding.rule, finding.severity.value) == ("PC005", "error")
     assert finding.estimate is not None and (finding.estimate.lost_tokens_per_call or 0) >= 1024
     assert "estimated loss" not in finding.message
+
+
+FILTERED_SET_APP = '''
+from openai import OpenAI
+from pydantic import BaseModel
+client = OpenAI()
+GUIDE = {guide}
+class Message(BaseModel):
+    role: str
+    content: str
+def reply(history: list, question: str):
+    messages = [Message(role="system", content=GUIDE), Message(role="user", content=question)]
+    files = {{m["file"] for m in messages if isinstance(m, {kind})}}
+    system = "Files: " + ", ".join(files) + "\\n" + GUIDE
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
+'''
+
+
+def test_a_set_filtered_to_a_type_its_items_never_have_is_empty(tmp_path: Path) -> None:
+    """gptme: a set of dicts filtered from a list of pydantic messages is always empty: it has one
+    order, so nothing is reported. Filtered to the messages' own class, it is a real set."""
+    empty = write_tree(tmp_path / "dict", FILTERED_SET_APP.format(guide=POLICY, kind="dict"))
+    assert findings(empty) == []
+    real = write_tree(tmp_path / "message", FILTERED_SET_APP.format(guide=POLICY, kind="Message"))
+    assert [(f.rule, f.location.line) for f in findings(real)] == [("PC003", 10)]
+
+
+def test_the_html_report_gives_the_reason_of_a_zero_estimate(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, CACHE_KEY_APP.format(guide='"Review the diff. Be brief."'))
+    code, _, err = cli("report", ".", "-o", "report.html", cwd=root)
+    assert code == 0, err
+    text = (root / "report.html").read_text(encoding="utf-8")
+    [article] = re.findall(r'<article .*?</article>', text, re.DOTALL)
+    assert "PC005" in article and "~0 cached tokens" not in article
+    assert re.search(r'<p class="cost">Estimate: no cached tokens lost per call: [^<]*minimum', article)

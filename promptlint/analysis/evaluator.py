@@ -94,6 +94,33 @@ class Frame:
     function: ast.AST | None = None  # the definition being run (request-derived content reads it)
 
 
+BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
+BUILTIN_TYPES = frozenset({"dict", "str", "list", "tuple", "set", "int", "float", "bool", "bytes"})
+
+
+def _type_filtered_out(generator: ast.comprehension, item: Value) -> bool:
+    """``for m in messages if isinstance(m, dict)`` over a known item that provably is not of that
+    type (an object of a class, a str): the filter drops it. A comprehension that keeps nothing is
+    empty, whatever order its source had (bench: a set of dicts filtered from pydantic messages)."""
+    if not isinstance(generator.target, ast.Name):
+        return False
+    for test in generator.ifs:
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
+                and test.args[0].id == generator.target.id):
+            continue
+        wanted = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        names = {w.id for w in wanted if isinstance(w, ast.Name)}
+        if len(names) != len(wanted) or not names <= BUILTIN_TYPES:
+            continue  # a class of the project's, or an expression: not decided here
+        kind = next((k for t, k in BUILTIN_KINDS.items() if isinstance(item, t)), None)
+        if kind is None and isinstance(item, (Obj, Instance)):
+            kind = "object"  # an instance of a class (a pydantic message): none of the builtins
+        if kind is not None and kind not in names:
+            return True
+    return False
+
+
 class Evaluator:
     def __init__(self, project: Project, knowledge: Knowledge, on_sink: SinkHandler,
                  on_assembly: AssemblyHandler | None = None, on_messages: Callable[..., None] | None = None) -> None:
@@ -826,6 +853,8 @@ class Evaluator:
     def eval_SetComp(self, node: ast.SetComp, frame: Frame) -> Value:
         result = self.eval_ListComp(node, frame)
         assert isinstance(result, Seq)
+        if not result.items:
+            return result  # provably empty (every known item filtered out): one order only
         return Seq(result.items, result.order or self.set_order_hole(node, frame, "set comprehension"))
 
     def eval_DictComp(self, node: ast.DictComp, frame: Frame) -> Value:
@@ -851,10 +880,11 @@ class Evaluator:
                     in_llm_loop=frame.in_llm_loop)
         results: list[Value] = []
         if items is not None and len(items) <= MAX_UNROLL and len(node.generators) == 1:
+            items = [item for item in items if not _type_filtered_out(generator, item)]
             for item in items:
                 self.bind(generator.target, item, sub, step=False)
                 results += produce(sub)
-            return Seq(tuple(results), order)
+            return Seq(tuple(results), order if items else None)
         self.bind(generator.target, self.element_of(iterable, generator.iter, frame), sub, step=False)
         for extra in node.generators[1:]:
             self.bind(extra.target, unknown("item"), sub, step=False)

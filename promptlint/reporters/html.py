@@ -22,6 +22,7 @@ from promptlint import __version__
 from promptlint.checks import RULES
 from promptlint.config import Config
 from promptlint.model import AnalysisResult, Finding, Severity
+from promptlint.reporters.text import estimate_line
 from promptlint.reporters.common import (
     CallSiteSummary,
     by_module,
@@ -440,12 +441,9 @@ def _finding(number: int, finding: Finding, new: bool | None = None) -> str:
     if steps:
         lines.append('<ol class="path">' + "".join(f"<li><code>{esc(w)}</code> {rich_text(m)}</li>" for w, m in steps)
                      + "</ol>")
-    worst = worst_loss(finding)
-    if finding.estimate is not None and finding.estimate.lost_tokens_per_call is not None:
-        cost = f"~{finding.estimate.lost_tokens_per_call:,} cached tokens lost per call"
-        if worst is not None and worst.usd_per_month > 0:
-            cost += f"; up to {format_usd(worst.usd_per_month)}/month ({worst.provider}/{worst.model})"
-        lines.append(f'<p class="cost">Estimate: {esc(cost)}</p>')
+    if finding.estimate is not None:
+        # The estimator's own line: a zero or unknown loss comes with its reason, never a bare "~0".
+        lines.append(f'<p class="cost">Estimate: {esc(estimate_line(finding))}</p>')
     if finding.hint:
         fix = ""
         if finding.fix is not None:
