@@ -42,7 +42,10 @@ model. It looks only at lists named like a conversation (`messages`, `history`, 
 under a length or budget check, stored back on an object, or returned by the method that hands
 the history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so
 dropping a fixed head (`h[skip:]`) is not a window. A local copy cut once for a one-off summary is
-left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway). A window that drops half of the history at a time is still
+left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway)
+and capped logs of things that are not messages (the function appends a hash, an id, a signal or
+a record without a role or content to the list). A test of the window's sign (`if n <= 0`) is
+not a limit. A window that drops half of the history at a time is still
 reported (it misses once per half window instead of on every call): keep it if that is the
 trade-off you chose, with a suppression comment saying so. Framework windows are found only for
 the constructors listed in `history_windows`.
