@@ -183,3 +183,21 @@ def test_the_html_report_gives_the_reason_of_a_zero_estimate(tmp_path: Path) -> 
     [article] = re.findall(r'<article .*?</article>', text, re.DOTALL)
     assert "PC005" in article and "~0 cached tokens" not in article
     assert re.search(r'<p class="cost">Estimate: no cached tokens lost per call: [^<]*minimum', article)
+
+
+def test_a_random_hint_in_the_task_message_before_other_single_messages_is_not_a_bust(tmp_path: Path) -> None:
+    """autogen's chess sample: the task text ends with a random example move; the agent appends the
+    task as one message and then other single messages (of other branches): no spliced history
+    follows the random value, and the task turn is replayed as written."""
+    root = write_tree(tmp_path, '''
+import random
+from openai import OpenAI
+client = OpenAI()
+def run(task, moves: list):
+    text = f"Board: {task}. Respond with <move>...</move>. For example, <move>{random.choice(moves)}</move>."
+    sent = [{"role": "system", "content": "You are a chess player."}]
+    sent.append({"role": "user", "content": text})
+    sent.append(task)
+    return client.chat.completions.create(model="gpt-4o", messages=sent)
+''')
+    assert [f.rule for f in findings(root)] == []

@@ -147,8 +147,10 @@ def message_parts(value: Value, where: Location) -> list[Part]:
             continue
         role, content = message_role_content(item)
         if role is None:
+            # One message we cannot see into (`messages.append(task)`): a turn of its own, not a
+            # spliced list of earlier turns.
             hole = item.hole if isinstance(item, Unknown) else Hole(Volatility.UNKNOWN, "message", where)
-            parts.append(Part("history", (history_hole(hole),), where))
+            parts.append(Part("message", (history_hole(hole),), where))
             continue
         parts.append(Part(role, content_text(content, where), where))
     return parts

@@ -37,10 +37,11 @@ VOLATILITY_WORDS = {
     Volatility.PER_PROCESS: "once-per-process",
 }
 PART_WORDS = {"tools": "tool definitions", "system": "system prompt", "history": "conversation history",
+              "message": "message of unknown role",
               "user": "earlier user message", "assistant": "assistant message", "tool": "tool result",
               "final_user": "final user message", "response_format": "response schema"}
-EARLIER_TURNS = ("user", "assistant", "tool", "history")
-TURN_PARTS = ("user", "assistant", "tool")  # messages written out in the call's own list
+EARLIER_TURNS = ("user", "assistant", "tool", "message", "history")
+TURN_PARTS = ("user", "assistant", "tool", "message")  # single messages in the call's own list
 LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
 
 
@@ -96,7 +97,7 @@ def stable_after(layout: PromptLayout, index: int) -> StableAfter:
             chars += len(seg.text)
             parts.append(part)
         elif isinstance(seg, Hole):
-            if in_turn and part in TURN_PARTS and not seg.is_history:
+            if in_turn and part in TURN_PARTS:
                 continue
             if seg.is_history or part in EARLIER_TURNS:
                 history = True  # earlier turns are the same on every later call of a conversation
