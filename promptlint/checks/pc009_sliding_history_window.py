@@ -44,8 +44,8 @@ the history out; the start must move with the list's length (`h[-n:]`, `h[len(h)
 dropping a fixed head (`h[skip:]`) is not a window. A local copy cut once for a one-off summary is
 left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway)
 and capped logs of things that are not messages (the function appends a hash, an id, a signal or
-a record without a role or content to the list). A test of the window's sign (`if n <= 0`) is
-not a limit. A window that drops half of the history at a time is still
+a record without a role or content to the list). A slice in the `else` of a limit test runs
+under the limit, so it is not a cut. A window that drops half of the history at a time is still
 reported (it misses once per half window instead of on every call): keep it if that is the
 trade-off you chose, with a suppression comment saying so. Framework windows are found only for
 the constructors listed in `history_windows`.
@@ -74,7 +74,7 @@ HISTORY_NAME = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")")
 # A cheap text test before parsing: a history-named list sliced from the front, popped at an index,
 # deleted from, or rebuilt around a kept head.
 CANDIDATE = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")\w*\s*"
-                       r"(?:\[\s*-|\[[^\]\n]{0,80}:\s*\]|\.pop\(\s*[^)\s]|\[:\s*1\s*\]\s*\+)"
+                       r"(?:\[\s*-|\[[^\]\n]{0,80}:\s*\]|\.pop\(\s*[^)\s]|\[:\s*[\w.]+\s*\]\s*\+)"
                        r"|\bdel\s+[\w.]*(?:" + "|".join(HISTORY_WORDS) + r")")
 
 
@@ -90,7 +90,7 @@ CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client
 # The cheap anchors of a cut, found with str.find: CANDIDATE (case-insensitive, with alternations)
 # runs only around them, since the first pass reads every file of the project (the regex alone
 # took 1.3 s over a 12 MB tree).
-ANCHORS = ("[-", "[ -", ".pop(", "del ", "[:1]", "len(")
+ANCHORS = ("[-", "[ -", ".pop(", "del ", "[:", "len(")
 CHAT_WORDS = ("role", "llm", "completion", "chat_model", "model_client")
 
 
@@ -151,7 +151,7 @@ def older_rounds(conversations: list, keep_start_rounds: int) -> list:
     return conversations[keep_start_rounds:]
 """,
         # Capped logs of things that are not messages (tool-call hashes, counted alerts), and a
-        # window size checked for sign before a one-off slice for an API response.
+        # one-off slice for an API response in the else branch of a size test.
         """
 class LoopDetector:
     def record(self, llm_call) -> None:
@@ -222,6 +222,14 @@ def save(messages: list, path: str, length: int) -> None:
     # messages: [{"role": ..., "content": ...}], replayed on the next run
     kept = messages[:1] + messages[1 + max(0, len(messages) - length):]
     json.dump(kept, open(path, "w"))
+""",
+        """
+from core.llm.convo import Convo
+class AgentConvo(Convo):
+    def trim(self, trim_index: int, trim_count: int) -> "AgentConvo":
+        # called as convo.trim(3, 2) once the chat is over its limit
+        self.messages = self.messages[:trim_index] + self.messages[trim_index + trim_count:]
+        return self
 """,
         """
 def fit(messages: list, model_client, limit: int) -> list:
@@ -383,6 +391,10 @@ def _slice_cut(node: ast.Assign, target: ast.expr, value: ast.expr, guarded: boo
     if kept_head is not None:
         yield Cut(node, kept_head, "keeps its first message and only the latest ones after it")
         return
+    middle = _middle_cut(value)
+    if middle is not None and isinstance(target, ast.Attribute) and ast.unparse(target) == middle:
+        yield Cut(node, middle, "has messages cut out of its middle and is stored back")
+        return
     history = _front_slice(value)
     if history is None:
         return
@@ -399,27 +411,23 @@ def _walk_with_guards(body: list[ast.stmt], guards: tuple[ast.expr, ...]) -> Ite
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         inner = (*guards, stmt.test) if isinstance(stmt, (ast.If, ast.While)) else guards
-        for field in ("body", "orelse", "finalbody"):
-            yield from _walk_with_guards(getattr(stmt, field, []) or [], inner)
+        yield from _walk_with_guards(getattr(stmt, "body", []) or [], inner)
+        # The else branch runs when the test is false: under the limit, not over it.
+        for field in ("orelse", "finalbody"):
+            yield from _walk_with_guards(getattr(stmt, field, []) or [], guards)
         for handler in getattr(stmt, "handlers", []) or []:
             yield from _walk_with_guards(handler.body, inner)
 
 
 def _is_budget_check(test: ast.expr) -> bool:
     """``len(x) > n``, ``tokens > limit``, ``removed_count < to_remove``: a size held to a limit. A
-    bounds check on an index (``index < len(x)``) is not one, nor a sign test (``n <= 0``)."""
+    bounds check on an index (``index < len(x)``) is not one."""
     for node in ast.walk(test):
         if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops):
             operands = (node.left, *node.comparators)
-            if any(_is_index(o) or _is_zero(o) for o in operands):
-                continue
-            if any(_is_size(o) for o in operands):
+            if not any(_is_index(o) for o in operands) and any(_is_size(o) for o in operands):
                 return True
     return False
-
-
-def _is_zero(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value in (0, None) and node.value is not False
 
 
 def _is_size(node: ast.expr) -> bool:
@@ -488,6 +496,24 @@ def _kept_head(value: ast.expr) -> str | None:
         return None
     lower = tail.slice.lower
     if lower is None or isinstance(lower, ast.Constant) or ast.unparse(tail.value) != history:
+        return None
+    return history
+
+
+def _middle_cut(value: ast.expr) -> str | None:
+    """``h[:k] + h[k + n:]`` with a computed ``k``: messages dropped from the middle of the list."""
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+        return None
+    head, tail = value.left, value.right
+    if not (isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Slice) and head.slice.lower is None
+            and head.slice.upper is not None and not isinstance(head.slice.upper, ast.Constant)):
+        return None
+    if not (isinstance(tail, ast.Subscript) and isinstance(tail.slice, ast.Slice) and tail.slice.upper is None
+            and tail.slice.lower is not None):
+        return None
+    history = _history(head.value)
+    cut_from = ast.unparse(head.slice.upper)
+    if history is None or ast.unparse(tail.value) != history or cut_from not in ast.unparse(tail.slice.lower):
         return None
     return history
 
