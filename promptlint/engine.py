@@ -498,15 +498,21 @@ def _also_reaches(kept: Finding, dropped: Finding) -> Finding:
 
 
 def _seen_through_another(finding: Finding, findings: Iterable[Finding]) -> bool:
-    """A value derived from the request, located where another finding of the same call already
-    passes (``prompt = msg[0]["content"]`` after a clock went into ``msg``): the same prompt seen
-    through another branch, so the same root cause."""
+    """A value derived from the request, in a function where another finding of the same rule
+    already reports a value of its own origin (a clock, a retrieval) that changes as often: the
+    derived value is most likely that prompt seen through a copy (``prompt = msg[0]["content"]``
+    after the clock went into ``msg`` and through a trimming helper) in the function that sends
+    it, so the same root cause, and the copy is no place to fix it. (A second, unrelated prompt of
+    the function shows up once the first is fixed.)"""
     if finding.volatile_source is None or finding.volatile_source.category != "request-derived":
         return False
+    site = finding.call_site
+    if finding.location.path != site.location.path:
+        return False  # built elsewhere (a knowledge formatter): a place of its own to fix
     return any(other.location != finding.location and other.rule == finding.rule
-               and other.call_site.location == finding.call_site.location
-               and any(step.location.path == finding.location.path and step.location.line == finding.location.line
-                       for step in other.related)
+               and other.call_site.location.path == site.location.path and other.call_site.function == site.function
+               and other.volatile_source is not None and other.volatile_source.category != "request-derived"
+               and other.volatile_source.volatility == finding.volatile_source.volatility
                for other in findings)
 
 

@@ -230,12 +230,12 @@ class LayoutCollector:
         return frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
 
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
-                    inputs: set[str], computed_by: set[str] | None = None) -> None:
+                    inputs: set[str], computed_by: set[str] | None = None, messages: Value | None = None) -> None:
         from promptlint.analysis.layout import assembly_layout
 
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
-        layout = assembly_layout(what, text, frame.module.location(node), frame.qualname)
+        layout = assembly_layout(what, text, frame.module.location(node), frame.qualname, messages)
         self.add(mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame)))
 
     def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:

@@ -201,3 +201,52 @@ def run(task, moves: list):
     return client.chat.completions.create(model="gpt-4o", messages=sent)
 ''')
     assert [f.rule for f in findings(root)] == []
+
+
+PROVIDER = '''
+from datetime import datetime
+from openai import OpenAI
+class Chat:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+    def chat(self, system: str, history: list, gen_conf: dict):
+        history.insert(0, {"role": "system", "content": system})
+        return self.client.chat.completions.create(model="gpt-4o", messages=history, **gen_conf)
+'''
+
+
+def test_a_wrapper_handed_the_message_list_knows_the_history_after_the_system_text(tmp_path: Path) -> None:
+    """ragflow's solo chat: `chat_mdl.chat(system_prompt, msg, conf)` on a provider chosen at
+    runtime: the list after the system text is handed over in the same call, so the history is
+    known, not assumed, and a to-the-second clock in a configured system prompt is an error."""
+    root = write_tree(tmp_path, PROVIDER + '''
+def solo(dialog, messages: list, chat_mdl):
+    msg = [{"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"]
+    sys_date = datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+    system_prompt = dialog.prompt_config.get("system", "").replace("{date}", sys_date)
+    return chat_mdl.chat(system_prompt, msg, dialog.llm_setting)
+''')
+    [finding] = findings(root)
+    assert (finding.rule, finding.location.line, finding.severity.value) == ("PC001", 13, "error")
+    assert "assumed" not in finding.message and "system text passed to chat()" in finding.message
+
+
+def test_a_copy_of_the_assembled_prompt_is_not_a_second_root_cause(tmp_path: Path) -> None:
+    """ragflow's dialog: the system message with the clock is trimmed by a helper, and
+    `msg[0]["content"]` (a copy, derived from the question) is what the call sends: one finding,
+    at the clock, not a second one at the copy."""
+    root = write_tree(tmp_path, PROVIDER + '''
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+def fit(msg: list, limit: int, question: str) -> list:
+    return msg if len(str(msg)) < limit else [msg[0], {"role": "user", "content": question[:limit]}]
+def dialog(messages: list, question: str, chat_mdl):
+    system = f"Now: {datetime.now()}\\n" + POLICY
+    msg = [{"role": "system", "content": system}, *messages, {"role": "user", "content": question}]
+    msg = fit(msg, 8000, question)
+    prompt = msg[0]["content"]
+    return chat_mdl.chat(prompt, msg[1:], {})
+''')
+    found = [(f.rule, f.location.line, f.volatile_source.category if f.volatile_source else None)
+             for f in findings(root, show_info=False)]
+    assert ("PC001", 14, "clock") in found
+    assert not any(category == "request-derived" for _, _, category in found), found

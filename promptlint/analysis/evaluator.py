@@ -98,6 +98,14 @@ BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
 BUILTIN_TYPES = frozenset({"dict", "str", "list", "tuple", "set", "int", "float", "bool", "bytes"})
 
 
+def _slot_value(slot: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """The argument of a wrapper slot (``s#0``, ``m=messages``): by position or by keyword."""
+    if slot[1] == "#":
+        index = int(slot[2:])
+        return args[index] if index < len(args) else None
+    return kwargs.get(slot[2:])
+
+
 def _type_filtered_out(generator: ast.comprehension, item: Value) -> bool:
     """``for m in messages if isinstance(m, dict)`` over a known item that provably is not of that
     type (an object of a class, a str): the filter drops it. A comprehension that keeps nothing is
@@ -1357,6 +1365,10 @@ class Evaluator:
         if not user_expressions and frame.function is not None:
             inputs = self.user_turn_inputs(frame.function)  # `.add_system_message(p).add_user_message(q)`
         derived = self.derived(frame.function, inputs) if inputs and frame.function is not None else set()
+        # The message list the same call hands over (`provider.chat(system, history)`): it follows
+        # the system text, so the history after it is known rather than assumed.
+        messages = next((value for slot in slots if slot[0] == "m"
+                         and (value := _slot_value(slot, args, kwargs)) is not None), None)
         for slot in slots:
             if slot[0] == "m":
                 self.wrapper_messages(name, slot, args, kwargs, frame, node)
@@ -1365,17 +1377,14 @@ class Evaluator:
                 continue
             if _slot_node(node, slot[1:]) in user_expressions:
                 continue  # the same argument is the user's turn too: no earlier-than-its-input to judge
-            if slot[1] == "#":
-                index = int(slot[2:])
-                value = args[index] if index < len(args) else None
-            else:
-                value = kwargs.get(slot[2:])
+            value = _slot_value(slot, args, kwargs)
             if value is not None and (derived or most_volatile(value) is not None):
                 argument = _slot_node(node, slot[1:])
                 computed = argument is not None and frame.function is not None and \
                     bool(input_names([ast.unparse(argument)]) & derived)
                 others = (local_names(frame.function) - derived) if computed and frame.function is not None else None
-                self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs, others)
+                self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs, others,
+                               messages)
 
     def wrapper_messages(self, name: str, slot: str, args: list[Value], kwargs: dict[str, Value],
                          frame: Frame, node: ast.Call) -> None:
@@ -1383,17 +1392,13 @@ class Evaluator:
         (``provider.chat_completion(messages)``): judged here, where the list is built."""
         if self.on_messages is None:
             return
-        if slot[1] == "#":
-            index = int(slot[2:])
-            value = args[index] if index < len(args) else None
-        else:
-            value = kwargs.get(slot[2:])
+        value = _slot_value(slot, args, kwargs)
         if isinstance(value, Seq) and value.items and most_volatile(value) is not None:
             self.on_messages(frame, node, f"messages passed to {name}()", value)
 
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
                   derived: set[str] | None = None, inputs: set[str] | None = None,
-                  computed_by: set[str] | None = None) -> None:
+                  computed_by: set[str] | None = None, messages: Value | None = None) -> None:
         if self.on_assembly is None or text is None or isinstance(text, NoneVal):
             return
         if inputs is None and frame.function is not None:
@@ -1401,7 +1406,7 @@ class Evaluator:
             # the request's input here (`[{"role": "system", ...}, {"role": "user", "content": q}]`).
             inputs = self.user_turn_inputs(frame.function)
             derived = self.derived(frame.function, inputs) if inputs else set()
-        self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by)
+        self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by, messages)
 
     def derived(self, function: ast.AST, inputs: set[str]) -> set[str]:
         key = (id(function), frozenset(inputs))

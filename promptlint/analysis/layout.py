@@ -228,12 +228,17 @@ ASSEMBLY_PROVIDER = "any"
 ASSUMED_HISTORY = "the conversation history and the user's turn follow the system content, as every provider orders them"
 
 
-def assembly_layout(what: str, text: Value, where: Location, function: str) -> PromptLayout:
+def assembly_layout(what: str, text: Value, where: Location, function: str,
+                    messages: Value | None = None) -> PromptLayout:
     """A partial layout judged where system content is assembled (rules/prompt_sinks.yaml): the
-    system text as known, then the history every provider puts after it (assumed)."""
-    history = Hole(Volatility.UNKNOWN, "conversation history", where, is_history=True, assumption=ASSUMED_HISTORY)
+    system text as known, then the history every provider puts after it: assumed, unless the same
+    call hands over the message list that follows it (``provider.chat(system, history)``)."""
     site = CallSite(where, f"{ASSEMBLY_API} ({what})", ASSEMBLY_PROVIDER, None, function)
-    return PromptLayout(site, (Part("system", content_text(text, where), where), Part("history", (history,), where)))
+    system = Part("system", content_text(text, where), where)
+    if isinstance(messages, (Seq, Unknown)):
+        return PromptLayout(site, (system, *mark_final_user(message_parts(messages, where))))
+    history = Hole(Volatility.UNKNOWN, "conversation history", where, is_history=True, assumption=ASSUMED_HISTORY)
+    return PromptLayout(site, (system, Part("history", (history,), where)))
 
 
 def messages_layout(what: str, messages: Value, where: Location, function: str) -> PromptLayout:
