@@ -67,6 +67,7 @@ class Knowledge:
     # Assembly points (rules/prompt_sinks.yaml): system content judged where it is put together.
     system_roles: frozenset[str] = frozenset()
     content_keys: tuple[str, ...] = ()
+    role_keys: tuple[str, ...] = ("role",)
     system_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     user_roles: frozenset[str] = frozenset()
     system_keywords: tuple[str, ...] = ()
@@ -241,6 +242,7 @@ def load_knowledge(config: Config) -> Knowledge:
         api_method_names=frozenset(_call_suffix(name) for name in apis) | {"send_message"},
         system_roles=frozenset(sinks_raw["system_roles"]),
         content_keys=tuple(sinks_raw["content_keys"]),
+        role_keys=tuple(sinks_raw.get("role_keys", ("role",))),
         system_messages=system_messages,
         user_roles=frozenset(sinks_raw["user_roles"]),
         system_keywords=tuple(sinks_raw["system_keywords"]),

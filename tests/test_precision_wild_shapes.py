@@ -250,3 +250,43 @@ def dialog(messages: list, question: str, chat_mdl):
              for f in findings(root, show_info=False)]
     assert ("PC001", 14, "clock") in found
     assert not any(category == "request-derived" for _, _, category in found), found
+
+
+def test_a_cycle_counter_in_a_system_message_of_an_agent_loop_through_project_frames(tmp_path: Path) -> None:
+    """onyx's research agent: the loop calls a project step function (an inferred wrapper, not the
+    SDK), the system message is a `ChatMessageSimple(message=..., message_type=MessageType.SYSTEM)`,
+    and the template says which cycle this is before its fixed guidance (role_keys in
+    rules/prompt_sinks.yaml)."""
+    root = write_tree(tmp_path, {
+        "agent/prompts.py": 'RESEARCH_PROMPT = """You are on cycle {current_cycle_count} of 8.\\n""" + '
+                            '"Use the tools, think before each call, cite what you read. " * 30\n',
+        "agent/llm.py": '''
+from openai import OpenAI
+client = OpenAI()
+def run_llm_step(history: list):
+    return client.chat.completions.create(model="gpt-4o", messages=history)
+''',
+        "agent/loop.py": '''
+from agent.llm import run_llm_step
+from agent.prompts import RESEARCH_PROMPT
+from agent.types import ChatMessageSimple, MessageType
+def research(history: list) -> None:
+    cycle = 0
+    while cycle <= 8:
+        system = ChatMessageSimple(message=RESEARCH_PROMPT.format(current_cycle_count=cycle),
+                                   message_type=MessageType.SYSTEM)
+        run_llm_step(history=[system, *history])
+        cycle += 1
+''',
+        "agent/types.py": '''
+from enum import Enum
+class MessageType(Enum):
+    SYSTEM = "system"
+    USER = "user"
+class ChatMessageSimple:
+    def __init__(self, message: str, message_type: MessageType) -> None:
+        self.message, self.message_type = message, message_type
+'''})
+    found = [(f.rule, f.location.path, f.volatile_source.category if f.volatile_source else None)
+             for f in findings(root, show_info=False)]
+    assert ("PC001", "agent/prompts.py", "counter") in found, found

@@ -58,7 +58,7 @@ def _text_names(expr: ast.AST) -> set[str]:
 
 
 def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys: tuple[str, ...],
-                    user_calls: dict[str, tuple[str, ...]]) -> set[str]:
+                    user_calls: dict[str, tuple[str, ...]], role_keys: tuple[str, ...] = ("role",)) -> set[str]:
     """The names whose text forms a user message built in this definition: ``{"role": "user",
     "content": query}``, ``Message(role="user", content=q)``, or a call in ``user_calls`` (a
     user-message constructor or a wrapper's user slot: last name -> ``#i`` / ``=name`` slots),
@@ -72,7 +72,7 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
             found |= _text_names(content) if content is not None else set()
     for call in nodes_of(function, ast.Call):
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        role = keywords.get("role")
+        role = next((keywords[k] for k in role_keys if k in keywords), None)
         name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
         if isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles:
             content = next((keywords[k] for k in content_keys if k in keywords), call.args[0] if call.args else None)

@@ -373,10 +373,13 @@ class Evaluator:
         return self._call_names[key]
 
     def loop_calls_llm(self, loop: ast.AST) -> bool:
-        """A loop whose body calls an LLM API method: its counters change between calls."""
+        """A loop whose body calls an LLM API method, or a project function that hands a prompt on to
+        one (an inferred wrapper: `run_llm_step(history=...)`): its counters change between calls."""
         key = id(loop)
         if key not in self._llm_loops:
-            self._llm_loops[key] = bool(self.nested_call_names(loop) & self.knowledge.api_method_names)
+            names = self.nested_call_names(loop)
+            self._llm_loops[key] = bool(names & self.knowledge.api_method_names) or \
+                any(name.rsplit(".", 1)[-1] in self.wrappers for name in names)
         return self._llm_loops[key]
 
     def run_for_items(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> None:
@@ -1316,7 +1319,8 @@ class Evaluator:
     def assembly_by_shape(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
         """Assembly points recognised at any call, resolved or not: a `role=` system message, a
         call to an inferred wrapper, or a call passing a `system_prompt=`-like keyword."""
-        if "role" in kwargs and self.is_system_role(kwargs["role"]):
+        role = next((kwargs[k] for k in self.knowledge.role_keys if k in kwargs), None)
+        if role is not None and self.is_system_role(role):
             self.assembled(frame, node, "role= keyword", self.message_text(kwargs.get, args))
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -1422,7 +1426,8 @@ class Evaluator:
                          for name, slots in self.wrappers.items() if any(slot[0] == "u" for slot in slots))
             named = parameter_names(function) & self.knowledge.request_inputs  # `def answer(question)`
             self._user_inputs[key] = named | user_turn_names(function, self.knowledge.user_roles,
-                                                             self.knowledge.content_keys, users)
+                                                             self.knowledge.content_keys, users,
+                                                             self.knowledge.role_keys)
         return self._user_inputs[key]
 
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],

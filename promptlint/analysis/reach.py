@@ -33,7 +33,7 @@ HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTI
 
 
 def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(),
-                 system_roles: frozenset[str] = frozenset()) -> set[str]:
+                 system_roles: frozenset[str] = frozenset(), role_keys: tuple[str, ...] = ("role",)) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
     (``messages.create``), plus ``ROLE_MARKER`` where it builds a message with one of
     ``system_roles`` or passes one of ``system_keywords`` (rules/prompt_sinks.yaml). A call that
@@ -46,7 +46,7 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
            for node in nodes_of(function, ast.Dict) for key, value in zip(node.keys, node.values)):
         names.add(ROLE_MARKER)  # builds a system message: an assembly point
     for node in nodes_of(function, ast.Call):
-        if any((keyword.arg == "role" and _names_role(keyword.value, system_roles)) or keyword.arg in system_keywords
+        if any((keyword.arg in role_keys and _names_role(keyword.value, system_roles)) or keyword.arg in system_keywords
                for keyword in node.keywords):
             names.add(ROLE_MARKER)
         mark = _mark(node)
@@ -111,7 +111,8 @@ def definition_calls(module: ModuleInfo, shapes: SinkShapes | None = None) -> li
     small enough to cache per file."""
     keywords = shapes.any_call_keywords if shapes is not None else frozenset()
     roles = shapes.system_roles if shapes is not None else frozenset()
-    found = [(name, frozenset(called_names(node, keywords, roles)), callable_without_arguments(node, owner is not None),
+    role_keys = shapes.role_keys if shapes is not None else ("role",)
+    found = [(name, frozenset(called_names(node, keywords, roles, role_keys)), callable_without_arguments(node, owner is not None),
               parameter_flows(node, owner is not None, shapes) if shapes is not None else ())
              for name, node, owner in module_definitions(module)]
     return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False, ())]

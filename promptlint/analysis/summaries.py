@@ -52,7 +52,9 @@ class SinkShapes:
                  constructors: dict[str, tuple[str, ...]], api_methods: Iterable[str],
                  system_keywords: Iterable[str], user_roles: Iterable[str] = (),
                  user_constructors: dict[str, tuple[str, ...]] | None = None,
-                 any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = ()) -> None:
+                 any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = (),
+                 role_keys: Iterable[str] = ("role",)) -> None:
+        self.role_keys = tuple(role_keys)  # keywords of a message constructor that hold its role
         self.messages_keywords = frozenset(messages_keywords)  # LLM API keywords holding the message list
         self.any_call_keywords = frozenset(any_call_keywords)  # system keywords of unresolved calls
         self.system_roles = frozenset(system_roles)
@@ -73,7 +75,8 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
     messages_keywords = {part.arg for spec in knowledge.apis.values() for part in spec.parts
                          if part.shape == "messages" and part.arg.isidentifier()}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
-                      system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords)
+                      system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords,
+                      knowledge.role_keys)
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:
@@ -107,7 +110,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     aliases = _callable_aliases(node)
     for call in nodes_of(node, ast.Call):
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        role = _role_name(keywords.get("role"))
+        role = _role_name(next((keywords[k] for k in shapes.role_keys if k in keywords), None))
         if role in shapes.system_roles or role in shapes.user_roles:
             reach(next((keywords[k] for k in shapes.content_keys if k in keywords),
                        call.args[0] if call.args else None), SYSTEM if role in shapes.system_roles else USER)
