@@ -492,8 +492,9 @@ def _also_reaches(kept: Finding, dropped: Finding) -> Finding:
     """One finding per root cause: the call sites of the same value's other findings are listed
     on the one kept (all branches of a provider switch)."""
     site = dropped.call_site
-    if site.location == kept.call_site.location or any(r.location == site.location for r in kept.related):
-        return kept
+    if is_assembly(site) or site.location == kept.call_site.location \
+            or any(r.location == site.location for r in kept.related):
+        return kept  # an assembly point is a step on the way to a call, not a call of its own
     return replace(kept, related=(*kept.related, RelatedLocation(site.location, f"also reaches the `{site.api}` call here")))
 
 

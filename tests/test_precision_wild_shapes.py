@@ -290,3 +290,24 @@ class ChatMessageSimple:
     found = [(f.rule, f.location.path, f.volatile_source.category if f.volatile_source else None)
              for f in findings(root, show_info=False)]
     assert ("PC001", "agent/prompts.py", "counter") in found, found
+
+
+def test_one_finding_lists_every_call_the_value_reaches(tmp_path: Path) -> None:
+    """A provider switch: the same system text goes to OpenAI or, through LiteLLM, to DeepSeek.
+    One root cause, one finding, and it names both calls."""
+    root = write_tree(tmp_path, f'''
+from datetime import datetime
+import litellm
+from openai import OpenAI
+openai_client = OpenAI()
+POLICY = {POLICY}
+def answer(history: list, provider: str):
+    system = f"Now: {{datetime.now()}}\\n" + POLICY
+    messages = [{{"role": "system", "content": system}}, *history]
+    if provider == "openai":
+        return openai_client.chat.completions.create(model="gpt-4o", messages=messages)
+    return litellm.completion(model="deepseek/deepseek-chat", messages=messages)
+''')
+    [finding] = findings(root)
+    calls = {finding.call_site.api} | {r.message for r in finding.related if r.message.startswith("also reaches")}
+    assert calls == {"openai.chat.completions", "also reaches the `litellm.completion` call here"}
