@@ -311,3 +311,37 @@ def answer(history: list, provider: str):
     [finding] = findings(root)
     calls = {finding.call_site.api} | {r.message for r in finding.related if r.message.startswith("also reaches")}
     assert calls == {"openai.chat.completions", "also reaches the `litellm.completion` call here"}
+
+
+def test_a_langchain_chat_template_rendered_anywhere_is_judged_where_it_is_rendered(tmp_path: Path) -> None:
+    """quivr's Zendesk prompt: a `SystemMessagePromptTemplate` with `{current_time}` in a registry
+    of templates (a dict returned by a function, behind `types.MappingProxyType`), rendered with
+    `format_prompt(**inputs)` and sent to a tool-bound model the analysis cannot see."""
+    root = write_tree(tmp_path, {"prompts.py": '''
+import types
+from enum import Enum
+from langchain_core.prompts import ChatPromptTemplate, HumanMessagePromptTemplate, SystemMessagePromptTemplate
+class Name(str, Enum):
+    ZENDESK = "ZENDESK"
+def _define() -> dict:
+    prompts = {}
+    system = ("You are a customer service agent.\\nHere is the current time: {current_time} UTC\\n"
+              + "Use the same tone, format and structure as in similar tickets. " * 30)
+    prompts[Name.ZENDESK] = ChatPromptTemplate.from_messages([
+        SystemMessagePromptTemplate.from_template(system),
+        HumanMessagePromptTemplate.from_template("{client_query}")])
+    return prompts
+custom_prompts = types.MappingProxyType(_define())
+''', "rag.py": '''
+import datetime
+from prompts import Name, custom_prompts
+class Rag:
+    def draft(self, state: dict):
+        template = custom_prompts[Name.ZENDESK]
+        now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+        msg = template.format_prompt(client_query=state["query"], current_time=now)
+        return self.bind_tools_to_llm("draft").invoke(msg)
+'''})
+    [finding] = findings(root)
+    assert (finding.rule, finding.location.path, finding.location.line) == ("PC001", "prompts.py", 9)
+    assert "chat template rendered by format_prompt()" in finding.call_site.api

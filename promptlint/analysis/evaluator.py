@@ -1390,6 +1390,12 @@ class Evaluator:
                 self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs, others,
                                messages)
 
+    def rendered_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
+        """A message list rendered from a chat template (LangChain's ``format_prompt``)."""
+        if self.on_messages is not None and isinstance(messages, Seq) and messages.items \
+                and most_volatile(messages) is not None:
+            self.on_messages(frame, node, what, messages)
+
     def wrapper_messages(self, name: str, slot: str, args: list[Value], kwargs: dict[str, Value],
                          frame: Frame, node: ast.Call) -> None:
         """A message list handed to a wrapper whose parameter becomes an LLM call's messages

@@ -676,7 +676,12 @@ def template_method(ev: "Evaluator", template: TemplateVal, name: str, args: lis
         values = dict(kwargs)
         if args and isinstance(args[0], Mapping):
             values.update({k: v for k, v in args[0].entries if k})
-        return render(ev, template, values, node)
+        rendered = render(ev, template, values, node)
+        if template.kind == "langchain":
+            # A chat template rendered into messages is a whole prompt, wherever it is sent next
+            # (a chat model chosen at runtime, a tool-bound model, a chain): judged here.
+            ev.rendered_messages(frame, node, f"chat template rendered by {name}()", rendered)
+        return rendered
     return unknown(frame.module.snippet(node), frame.module.location(node))
 
 
@@ -694,6 +699,8 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         if isinstance(first, (Text, Unknown)):
             return first
         return Text(as_text(first, where))
+    if qualname in ("types.MappingProxyType", "copy.copy", "copy.deepcopy") and first is not None:
+        return first  # a read-only view or a copy: the same content
     if qualname in ("list", "tuple", "iter", "reversed"):
         if first is None:
             return Seq(())
@@ -772,6 +779,10 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         text = first if isinstance(first, Text) else kwargs.get("template")
         if short in ("from_template",) and "Chat" in qualname:
             return langchain_template(Seq((Seq((lit("user"), text or NONE)),)))
+        owner = qualname.rsplit(".", 1)[0] if short == "from_template" else ""
+        if owner.endswith("MessagePromptTemplate") and isinstance(text, Text):
+            # `SystemMessagePromptTemplate.from_template(t)`: one message of a chat template, with its role.
+            return Obj(owner, (("content", TemplateVal("format", text)),))
         if isinstance(text, Text):
             return TemplateVal("format", text)
     if short in ("MessagesPlaceholder",):
