@@ -345,3 +345,24 @@ class Rag:
     [finding] = findings(root)
     assert (finding.rule, finding.location.path, finding.location.line) == ("PC001", "prompts.py", 9)
     assert "chat template rendered by format_prompt()" in finding.call_site.api
+
+
+def test_a_chain_to_a_model_the_analysis_cannot_see_still_renders_its_chat_template(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, '''
+import datetime
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+PROMPT = ChatPromptTemplate.from_messages([
+    ("system", "Today is {now}.\\n" + "Follow the refund policy step by step and cite the section. " * 40),
+    MessagesPlaceholder("history"),
+    ("human", "{question}"),
+])
+class Bot:
+    def __init__(self, llm):
+        self.llm = llm
+    def answer(self, question: str, history: list):
+        chain = PROMPT | self.llm
+        return chain.invoke({"now": datetime.datetime.now().isoformat(), "question": question, "history": history})
+''')
+    [finding] = findings(root)
+    assert (finding.rule, finding.location.line, finding.severity.value) == ("PC001", 4, "error")
+    assert "chat template rendered by a chain's invoke()" in finding.call_site.api

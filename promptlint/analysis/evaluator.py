@@ -741,7 +741,9 @@ class Evaluator:
                 return Seq(left.items + right.items, left.order or right.order)
             if isinstance(left, Obj) and left.type == "langchain.chain":
                 return left  # `prompt | model | parser`: the parser does not change the prompt
-            if isinstance(left, TemplateVal) and isinstance(right, Obj):
+            if isinstance(left, TemplateVal) and left.kind == "langchain" or \
+                    isinstance(left, TemplateVal) and isinstance(right, Obj):
+                # `prompt | model`: with a model we cannot see (`self.llm`), the chain still renders it.
                 return Obj("langchain.chain", (("prompt", left), ("model", right)))
         return self.join_unknown(node, frame, left, right)
 

@@ -892,9 +892,10 @@ def langchain_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], 
         model = owner.field("model")
         values = {k: v for k, v in args[0].entries if k} if args and isinstance(args[0], Mapping) else {}
         messages = render(ev, prompt, values, node) if isinstance(prompt, TemplateVal) else unknown("prompt")
-        if isinstance(model, Obj) and node is not None:
-            name = f"{model.type}.invoke"
-            if name in ev.knowledge.apis:
-                ev.report_sink(frame, node, name, [messages], {}, model)
+        name = f"{model.type}.invoke" if isinstance(model, Obj) else ""
+        if name in ev.knowledge.apis and node is not None:
+            ev.report_sink(frame, node, name, [messages], {}, model)
+        elif isinstance(prompt, TemplateVal) and prompt.kind == "langchain" and node is not None:
+            ev.rendered_messages(frame, node, f"chat template rendered by a chain's {path}()", messages)
         return unknown("response", where)
     return unknown(path, where)
