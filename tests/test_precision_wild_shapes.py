@@ -366,3 +366,43 @@ class Bot:
     [finding] = findings(root)
     assert (finding.rule, finding.location.line, finding.severity.value) == ("PC001", 4, "error")
     assert "chat template rendered by a chain's invoke()" in finding.call_site.api
+
+
+def test_the_system_messages_picked_out_of_a_list_are_not_derived_from_the_users_turn() -> None:
+    """ragflow's message_fit_in: `[m for m in msg if m["role"] == "system"]` out of a list that
+    also holds the user's request is the system part, not request-derived text."""
+    import ast
+
+    from promptlint.analysis.derived import derived_names
+
+    function = ast.parse('''
+def fit(msg, user_request):
+    msg.append({"role": "user", "content": user_request})
+    system_part = [m for m in msg if m["role"] == "system"]
+    last = [m for m in msg if m["role"] == "user"]
+    return system_part, last
+''').body[0]
+    derived = derived_names(function, {"user_request", "msg"})
+    assert "last" in derived and "system_part" not in derived
+
+
+def test_a_flag_at_its_default_picks_its_branch(tmp_path: Path) -> None:
+    """onyx's get_current_llm_day_time: the hour and minute are included only when a flag that
+    defaults to False is passed; called without it, the system prompt changes once a day."""
+    app = '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+def day_time(include_hour_min: bool = False) -> str:
+    now = datetime.now()
+    return now.strftime("%B %d, %Y %H:%M") if include_hour_min else now.strftime("%B %d, %Y")
+def answer(history: list, question: str):
+    system = f"Today: {{day_time({flag})}}\\n" + POLICY
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
+'''
+    [daily] = findings(write_tree(tmp_path / "default", app.format(flag="")))
+    assert daily.message.startswith("per-day clock") and daily.severity.value == "info"
+    [minutes] = findings(write_tree(tmp_path / "minutes", app.format(flag="include_hour_min=True")))
+    assert minutes.message.startswith("per-request clock") and minutes.severity.value == "error"

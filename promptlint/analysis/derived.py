@@ -176,4 +176,21 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
 
 
 def _used(value: ast.AST) -> set[str]:
+    if _selects_system_messages(value):
+        return set()  # `[m for m in msg if m["role"] == "system"]`: the system part, not the user's turn
     return {node.id for node in nodes_of(value, ast.Name)} | ({value.id} if isinstance(value, ast.Name) else set())
+
+
+def _selects_system_messages(value: ast.AST) -> bool:
+    """A comprehension that keeps only the messages whose role is ``"system"``."""
+    if not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or len(value.generators) != 1:
+        return False
+    for test in value.generators[0].ifs:
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            sides = (test.left, test.comparators[0])
+            role = any(isinstance(side, ast.Subscript) and isinstance(side.slice, ast.Constant)
+                       and side.slice.value == "role" or isinstance(side, ast.Attribute) and side.attr == "role"
+                       for side in sides)
+            if role and any(isinstance(side, ast.Constant) and side.value == "system" for side in sides):
+                return True
+    return False

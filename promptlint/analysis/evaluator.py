@@ -98,6 +98,19 @@ BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
 BUILTIN_TYPES = frozenset({"dict", "str", "list", "tuple", "set", "int", "float", "bool", "bytes"})
 
 
+def _known_truth(value: Value) -> bool | None:
+    """The truth of a flag whose value is known: None, a bool literal, a number; else None."""
+    if isinstance(value, NoneVal):
+        return False
+    if isinstance(value, Number):
+        text = literal_text(value)
+        return None if text is None else text not in ("0", "0.0")
+    if isinstance(value, Text):
+        text = literal_text(value)
+        return {"True": True, "False": False}.get(text or "")
+    return None
+
+
 def _slot_value(slot: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
     """The argument of a wrapper slot (``s#0``, ``m=messages``): by position or by keyword."""
     if slot[1] == "#":
@@ -820,6 +833,9 @@ class Evaluator:
         return mapping
 
     def eval_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
+        known = _known_truth(self.eval(node.test, frame)) if isinstance(node.test, (ast.Name, ast.Constant)) else None
+        if known is not None:  # `fmt_a if include_hour_min else fmt_b` with the flag at its default
+            return self.eval(node.body if known else node.orelse, frame)
         body = self.eval(node.body, frame)
         orelse = self.eval(node.orelse, frame)
         # Prefer the branch that shows something: a volatile one, else the richer one.
@@ -1373,7 +1389,8 @@ class Evaluator:
         derived = self.derived(frame.function, inputs) if inputs and frame.function is not None else set()
         # The message list the same call hands over (`provider.chat(system, history)`): it follows
         # the system text, so the history after it is known rather than assumed.
-        messages = next((value for slot in slots if slot[0] == "m"
+        system_slots = {slot[1:] for slot in slots if slot[0] == "s"}
+        messages = next((value for slot in slots if slot[0] == "m" and slot[1:] not in system_slots
                          and (value := _slot_value(slot, args, kwargs)) is not None), None)
         for slot in slots:
             if slot[0] == "m":
