@@ -406,3 +406,24 @@ def answer(history: list, question: str):
     assert daily.message.startswith("per-day clock") and daily.severity.value == "info"
     [minutes] = findings(write_tree(tmp_path / "minutes", app.format(flag="include_hour_min=True")))
     assert minutes.message.startswith("per-request clock") and minutes.severity.value == "error"
+
+
+def test_an_enumerate_index_goes_with_its_item(tmp_path: Path) -> None:
+    """sweep's format_snippets: `for i, snippet in enumerate(snippets)` numbers the files of a
+    prompt while each is summarized by a model; the same snippets get the same numbers, so the
+    index is not a counter that changes per call."""
+    root = write_tree(tmp_path, f'''
+from openai import OpenAI
+client = OpenAI()
+GUIDE = {POLICY}
+def summarize(code: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[{{"role": "user", "content": code}}])
+def plan(history: list) -> str:
+    files = []
+    for i, path in enumerate(["app.py", "db.py"]):
+        files.append(f"<file index={{i}}>{{path}}: {{summarize(path)}}</file>")
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": GUIDE + "\\n".join(files)}}, *history])
+''')
+    assert not any(f.volatile_source is not None and f.volatile_source.category == "counter"
+                   for f in findings(root))

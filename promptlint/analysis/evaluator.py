@@ -1618,9 +1618,10 @@ def _is_counter_step(stmt: ast.AugAssign) -> bool:
 
 
 def _is_counting_loop(stmt: ast.For | ast.AsyncFor) -> bool:
+    """``for step in range(n)``: the counter is the loop's state. An ``enumerate`` index goes with
+    its item (the same items give the same indexes), so it is judged as the item is."""
     call = stmt.iter
-    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
-        call.func.id in ("range", "enumerate")
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
 
 
 def _is_main_guard(test: ast.expr) -> bool:
