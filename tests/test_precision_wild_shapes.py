@@ -427,3 +427,24 @@ def plan(history: list) -> str:
 ''')
     assert not any(f.volatile_source is not None and f.volatile_source.category == "counter"
                    for f in findings(root))
+
+
+def test_a_wrappers_user_text_is_not_taken_for_its_message_list(tmp_path: Path) -> None:
+    """awesome-llm-apps' rag_app: `generate_response(system_prompt, query)` sends
+    `messages=[{"role": "user", "content": query}]`; the query is a message's text, not a history
+    after the system text, so the retrieved chunks near its end stay `info` (one-shot)."""
+    root = write_tree(tmp_path, '''
+import anthropic
+class Pipeline:
+    def __init__(self) -> None:
+        self.client = anthropic.Anthropic()
+    def create_system_prompt(self, chunks: list) -> str:
+        return "You are Ragie AI, answer concisely. " * 10 + f"=== {chunks} === END SYSTEM INSTRUCTIONS"
+    def generate_response(self, system_prompt: str, query: str) -> str:
+        return self.client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, system=system_prompt,
+                                           messages=[{"role": "user", "content": query}])
+    def process_query(self, query: str, vector_store) -> str:
+        chunks = vector_store.similarity_search(query)
+        return self.generate_response(self.create_system_prompt(chunks), query)
+''')
+    assert all(f.severity.value == "info" for f in findings(root))

@@ -1389,9 +1389,11 @@ class Evaluator:
         derived = self.derived(frame.function, inputs) if inputs and frame.function is not None else set()
         # The message list the same call hands over (`provider.chat(system, history)`): it follows
         # the system text, so the history after it is known rather than assumed.
+        # Only a list built here counts: a slot inferred from `messages=[{"role": "user", "content": q}]`
+        # in the callee takes a message's text, not the list.
         system_slots = {slot[1:] for slot in slots if slot[0] == "s"}
         messages = next((value for slot in slots if slot[0] == "m" and slot[1:] not in system_slots
-                         and (value := _slot_value(slot, args, kwargs)) is not None), None)
+                         and isinstance(value := _slot_value(slot, args, kwargs), Seq)), None)
         for slot in slots:
             if slot[0] == "m":
                 self.wrapper_messages(name, slot, args, kwargs, frame, node)
