@@ -448,3 +448,24 @@ class Pipeline:
         return self.generate_response(self.create_system_prompt(chunks), query)
 ''')
     assert all(f.severity.value == "info" for f in findings(root))
+
+
+def test_a_request_object_with_its_messages_is_one_request_not_a_session(tmp_path: Path) -> None:
+    """vanna's `LlmRequest(messages=..., system_prompt=...)`: a capitalized constructor that also
+    takes the messages is one request, with that history after the system text (a
+    `SessionParams(system_prompt=...)` without messages is built once per session)."""
+    app = f'''
+from datetime import datetime
+from requests_models import LlmRequest, SessionParams
+GUIDE = {POLICY}
+def build(history: list, question: str):
+    system = f"Now: {{datetime.now()}}\\n" + GUIDE
+    messages = [*history, {{"role": "user", "content": question}}]
+    return {{call}}
+'''
+    [request] = findings(write_tree(tmp_path / "request", app.replace(
+        "{call}", "LlmRequest(messages=messages, system_prompt=system)")))
+    assert (request.severity.value, "assumed" in request.message) == ("error", False)
+    assert request.message.startswith("per-request clock")
+    [session] = findings(write_tree(tmp_path / "session", app.replace("{call}", "SessionParams(system_prompt=system)")))
+    assert session.message.startswith("per-session clock") and session.severity.value == "info"

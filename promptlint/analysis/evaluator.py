@@ -1351,7 +1351,10 @@ class Evaluator:
         if named:  # `model_func(query, system_prompt=...)`: a model function chosen at runtime
             slots = {f"s={k}" for k in named} | {("u" + (a if a[0] == "#" else f"={a}"))
                                                  for a in self.knowledge.user_arguments}
-            if called[:1].isupper():  # `SessionParams(system_prompt=...)`: built once for a session
+            if "messages" in kwargs:
+                # `LlmRequest(messages=..., system_prompt=...)`: one request, with its history.
+                slots.add("m=messages")
+            elif called[:1].isupper():  # `SessionParams(system_prompt=...)`: built once for a session
                 kwargs = {k: cap_volatility(v, Volatility.PER_SESSION, f"`{called}` is built once for a session")
                           if k in named else v for k, v in kwargs.items()}
             self.wrapper_arguments(called, frozenset(slots), args, kwargs, frame, node)
