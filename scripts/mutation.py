@@ -50,6 +50,15 @@ MODULES: dict[str, list[str]] = {
     "promptlint/checks/pc006_volatile_tool_definition.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc007_cache_control_after_volatile.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc008_chat_template_date.py": ["tests/test_rule_examples.py"],
+    # No test names PC009 outside its documented examples; the exact outputs and the corpus
+    # hold calls with a conversation history, which it must leave alone.
+    "promptlint/checks/pc009_sliding_history_window.py": ["tests/test_rule_examples.py",
+                                                         "tests/test_exact_outputs.py"],
+    # The provider's cache order of a call's parts: every rule reads it, and the exact outputs pin
+    # the locations taken from it.
+    "promptlint/analysis/layout.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
+                                      "tests/test_summaries_and_assembly.py",
+                                      "tests/test_reach_selection.py"],
     # estimate and cost
     "promptlint/estimate/cost.py": ["tests/test_estimate_cost.py", "tests/test_estimate_cli.py"],
     # suppressions, baseline
