@@ -39,9 +39,11 @@ REPORTER_TESTS = ["tests/test_integrations_formats.py", "tests/test_exact_output
                   "tests/test_internal_errors.py"]
 MODULES: dict[str, list[str]] = {
     # rules and layout ordering
-    "promptlint/checks/base.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py"],
+    "promptlint/checks/base.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
+                                  "tests/test_scope_wording.py"],
     "promptlint/checks/pc001_volatile_before_stable.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
-                                                         "tests/test_summaries_and_assembly.py"],
+                                                         "tests/test_summaries_and_assembly.py",
+                                                         "tests/test_scope_wording.py"],
     "promptlint/checks/pc002_unstable_tool_order.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc003_unordered_prompt_content.py": ["tests/test_rule_examples.py",
                                                            "tests/test_exact_outputs.py"],
