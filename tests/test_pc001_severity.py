@@ -203,3 +203,35 @@ def answer(history: list):
                      f"{THEN_HISTORY} in the `anthropic.messages` prompt; this call marks no cache breakpoint, "
                      "so nothing is cached as written; a breakpoint pays off only once the value moves after "
                      "the stable part")]
+
+
+def test_a_sample_drawn_once_at_import_is_skipped_and_the_clock_after_it_reported(tmp_path: Path) -> None:
+    # The sample is the same for the whole process (capped at import): not PC001's to report, and
+    # it must not hide the clock that follows it.
+    assert pc001(tmp_path, '''
+import random
+POOL = ["Q: 2+2? A: 4", "Q: 3+3? A: 6", "Q: 5+5? A: 10"]
+EXAMPLES = "\\n".join(random.sample(POOL, 2))
+def ask(question: str, history: list) -> str:
+    system = EXAMPLES + f"\\nNow: {datetime.now()}. " + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''') == [("error", "per-request clock `datetime.now()` comes before 562 characters of stable text "
+                   f"{THEN_HISTORY} in the `{CALL}` prompt; {PER_REQUEST}")]
+
+
+def lookup_then(filler: int) -> str:
+    return f'''
+def ask(question: str, retriever) -> str:
+    docs = retriever.search(question)
+    system = f"Documents:\\n{{docs}}\\n" + "y" * {filler} + f"\\nQuestion: {{question}}"
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, {{"role": "user", "content": "Go."}}])
+'''
+
+
+def test_retrieved_documents_need_1000_characters_before_other_request_content(tmp_path: Path) -> None:
+    # "\n" + filler + "\nQuestion: ": 1,000 characters are worth a warning, 999 only info.
+    assert [s for s, _ in pc001(tmp_path / "a", lookup_then(988))] == ["warning"]
+    [(severity, message)] = pc001(tmp_path / "b", lookup_then(987))
+    assert severity == "info" and "; only 999 characters of stable text follow it before other" in message
