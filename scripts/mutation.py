@@ -58,7 +58,8 @@ MODULES: dict[str, list[str]] = {
     # No test names PC009 outside its documented examples; the exact outputs and the corpus
     # hold calls with a conversation history, which it must leave alone.
     "promptlint/checks/pc009_sliding_history_window.py": ["tests/test_rule_examples.py",
-                                                         "tests/test_exact_outputs.py"],
+                                                         "tests/test_exact_outputs.py",
+                                                         "tests/test_pc009_cases.py"],
     # The provider's cache order of a call's parts: every rule reads it, and the exact outputs pin
     # the locations taken from it.
     "promptlint/analysis/layout.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
