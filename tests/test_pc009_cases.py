@@ -58,12 +58,14 @@ def fit(messages: list, model_client, limit: int) -> list:
     "the history handed out as its last configured messages": ('''
 class BufferedChatCompletionContext:
     async def get_messages(self) -> list:
+        if not self._messages:
+            return []
         return self._messages[-self._buffer_size:]
     def get_history_for(self, n: int) -> list:
         return self._messages[-n:]
     def recent_messages(self) -> list:
         return self._messages[-self._buffer_size:]
-''', [((3, 9, 3, 51), "`self._messages` is handed out as its last `self._buffer_size` messages" + CUT)]),
+''', [((5, 9, 5, 51), "`self._messages` is handed out as its last `self._buffer_size` messages" + CUT)]),
     "a window kept in a local before it is handed out": ('''
 class Context:
     # {"role": ...} messages for the llm
@@ -91,6 +93,38 @@ agent = Agent(instructions="You manage the user's Notion pages.", add_history_to
 quiet = Agent(instructions="Summarize.", num_history_runs=5)
 off = Agent(instructions="x", add_history_to_context=True, num_history_runs=None)
 ''', [((3, 32, 3, 33), "`Agent`" + WINDOW)]),
+    "agno: a window of one run, by the other window keyword, after calls that are no window": ('''
+import agno.agent
+from agno.agent import Agent
+history = load_history()
+quiet = Agent(instructions="Summarize.", num_history_runs=5)
+off = Agent(instructions="x", add_history_to_context=True, num_history_runs=0)
+default = Agent(instructions="x", add_history_to_context=True)
+one = agno.agent.Agent(instructions="x", add_history_to_context=True, num_history_runs=1)
+by_messages = Agent(instructions="x", add_history_to_messages=True, num_history_messages=10)
+''', [((7, 88, 7, 89), "`Agent`" + WINDOW), ((8, 90, 8, 92), "`Agent`" + WINDOW)]),
+    "the same history cut under two guards, and in two functions": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def trim(self) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages.pop(1)
+        if self.token_count(self.messages) > self.token_limit:
+            self.messages.pop(1)
+    def trim_again(self) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages.pop(1)
+''', [((5, 13, 5, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT),
+      ((7, 13, 7, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT),
+      ((10, 13, 10, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT)]),
+    "a multi-line cut is located over all its lines": ('''
+class Memory:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages = self.messages[
+                -self.max_messages:]
+''', [((5, 13, 6, 37), "`self.messages` is cut to its last `self.max_messages` messages" + CUT)]),
     "langchain: a window memory, trimming to the last turns": ('''
 from langchain.memory import ConversationBufferWindowMemory
 from langchain_core.messages import trim_messages, HumanMessage
@@ -118,6 +152,22 @@ def undo(messages: list, llm) -> None:
     i = 0
     while i < len(messages):
         messages.pop(i)
+''',
+    "a guarded pop of a list not named like a history": '''
+def drain(queue: list, llm_limit: int) -> None:
+    # role
+    removed = 0
+    while len(queue) > llm_limit:
+        queue.pop(0)
+        removed += 1
+''',
+    "a local rebound to its tail once, and a tail copied to another attribute": '''
+class Chat:
+    # {"role": ...} messages for the llm
+    def snapshot(self, messages: list, n: int) -> list:
+        messages = messages[-n:]
+        self.recent = self.messages[-self.n:]
+        return messages
 ''',
     "a fixed head": '''
 def head_and_rest(messages: list) -> list:
