@@ -11,10 +11,12 @@ import pytest
 
 from promptlint.config import Config
 from promptlint.engine import analyze
+from promptlint.reporters.json_report import finding_record
 from tests.conftest import write_tree
 
 CUT = ": once it is full, every request changes an earlier part of the history, so everything after the " \
       "cut misses the prefix cache on every call"
+HINT = "cut the history in large blocks (or summarize) so the prefix stays fixed for many turns"
 WINDOW = (" replays only the latest turns of the conversation: once it is longer, the window slides on every "
           "request, so the replayed history misses the prefix cache on every call")
 
@@ -51,10 +53,12 @@ class Worker:
 ''', [((4, 13, 4, 39), "`self.agent.messages` loses an earlier message each time it is over its limit" + CUT)]),
     "a pop from the middle in a token loop": ('''
 def fit(messages: list, model_client, limit: int) -> list:
+    dropped = 0
     while model_client.count_tokens(messages) > limit and messages:
         messages.pop(len(messages) // 2)
+        dropped += 1
     return messages
-''', [((3, 9, 3, 41), "`messages` loses an earlier message each time it is over its limit" + CUT)]),
+''', [((4, 9, 4, 41), "`messages` loses an earlier message each time it is over its limit" + CUT)]),
     "the history handed out as its last configured messages": ('''
 class BufferedChatCompletionContext:
     async def get_messages(self) -> list:
@@ -109,14 +113,15 @@ class Chat:
     def trim(self) -> None:
         if len(self.messages) > self.max_messages:
             self.messages.pop(1)
+            self.messages.pop(1)
         if self.token_count(self.messages) > self.token_limit:
             self.messages.pop(1)
     def trim_again(self) -> None:
         if len(self.messages) > self.max_messages:
             self.messages.pop(1)
 ''', [((5, 13, 5, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT),
-      ((7, 13, 7, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT),
-      ((10, 13, 10, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT)]),
+      ((8, 13, 8, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT),
+      ((11, 13, 11, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT)]),
     "a multi-line cut is located over all its lines": ('''
 class Memory:
     # {"role": ...} messages for the llm
@@ -125,6 +130,52 @@ class Memory:
             self.messages = self.messages[
                 -self.max_messages:]
 ''', [((5, 13, 6, 37), "`self.messages` is cut to its last `self.max_messages` messages" + CUT)]),
+    "cuts inside else, except and finally blocks, after a nested helper": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        def size(items: list) -> int:
+            return len(items)
+        if message.get("reset"):
+            self.messages = []
+        else:
+            self.messages = self.messages[-self.keep:]
+        try:
+            self.save()
+        except OSError:
+            self.history = self.history[-self.keep:]
+        finally:
+            self.conversation = self.conversation[-self.keep:]
+''', [((9, 13, 9, 55), "`self.messages` is cut to its last `self.keep` messages" + CUT),
+      ((13, 13, 13, 53), "`self.history` is cut to its last `self.keep` messages" + CUT),
+      ((15, 13, 15, 63), "`self.conversation` is cut to its last `self.keep` messages" + CUT)]),
+    "a computed start through a call, and a window handed out by a private getter": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        self.messages.append(message)
+        self.messages = self.messages[max(0, len(self.messages) - self.n):]
+    def _get_history(self) -> list:
+        return self._history[-self._window:]
+''', [((5, 9, 5, 76), "`self.messages` is cut to its last `len - (max(0, len(self.messages) - self.n))` messages" + CUT),
+      ((7, 9, 7, 45), "`self._history` is handed out as its last `self._window` messages" + CUT)]),
+    "the cut is found far from other slices of the file": ('''
+# {"role": ...} messages for the llm
+def last_char(text: str) -> str:
+    return text[-1]
+PADDING = "............................................................................................................"
+class Chat:
+    def add(self, message: dict) -> None:
+        if self.token_count(self.messages) > self.token_budget:
+            self.messages = self.messages[-self.keep:]
+OTHER = "............................................................................................................"
+def last_word(words: list) -> str:
+    return words[-1]
+''', [((8, 13, 8, 55), "`self.messages` is cut to its last `self.keep` messages" + CUT)]),
+    "langchain: a window memory reached through its module": ('''
+import langchain.memory
+memory = langchain.memory.ConversationBufferWindowMemory(k=3)
+''', [((2, 10, 2, 62), "`ConversationBufferWindowMemory`" + WINDOW)]),
     "langchain: a window memory, trimming to the last turns": ('''
 from langchain.memory import ConversationBufferWindowMemory
 from langchain_core.messages import trim_messages, HumanMessage
@@ -169,6 +220,30 @@ class Chat:
         self.recent = self.messages[-self.n:]
         return messages
 ''',
+    "a whole copy, a fixed head kept in place, a loaded list's tail, a list not named like a history": '''
+class Chat:
+    # {"role": ...} messages for the llm
+    def snapshot(self) -> None:
+        self.messages = self.messages[:]
+        self.messages = self.messages[self.offset:]
+        self.messages = self.store.load()[-self.n:]
+        self.alerts = self.alerts[-self.n:]
+''',
+    "the system message put before the history, or a summary after it": '''
+def prompt(messages: list, system: dict, summary_messages: list) -> list:
+    # {"role": ...} messages for the llm
+    all_messages = [system] + messages
+    kept = messages[:1] + summary_messages
+    rest = messages[:1] + messages[2:]
+    return all_messages + kept + rest
+''',
+    "a summary appended when the history is long": '''
+class Chat:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages.append({"role": "system", "content": "(earlier turns are summarized above)"})
+''',
     "a fixed head": '''
 def head_and_rest(messages: list) -> list:
     # {"role": ...}
@@ -202,7 +277,11 @@ def pc009(tmp_path: Path, source: str) -> list[tuple[tuple[int, int, int, int], 
     result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
     assert not result.errors, result.errors
     found = [f for f in result.findings if f.rule == "PC009"]
-    assert all((f.severity.value, f.name) == ("warning", "sliding-history-window") for f in found)
+    for finding in found:  # what every PC009 finding carries in the JSON report
+        record = finding_record(finding)
+        assert (record["severity"], record["name"], record["hint"]) == ("warning", "sliding-history-window", HINT)
+        assert record["call_site"] == {"path": "app.py", "line": finding.location.line, "api": "conversation history",
+                                       "provider": "any", "model": None, "cell": None}
     return [((f.location.line, f.location.column, f.location.end_line, f.location.end_column), f.message)
             for f in found]
 
