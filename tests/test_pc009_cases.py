@@ -176,6 +176,15 @@ def last_word(words: list) -> str:
 import langchain.memory
 memory = langchain.memory.ConversationBufferWindowMemory(k=3)
 ''', [((2, 10, 2, 62), "`ConversationBufferWindowMemory`" + WINDOW)]),
+    "a summary appended when the history is long is no cut; the cut beside it is": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages.append({"role": "system", "content": "(earlier turns are summarized above)"})
+    def trim(self) -> None:
+        self.history = self.history[-self.keep:]
+''', [((7, 9, 7, 49), "`self.history` is cut to its last `self.keep` messages" + CUT)]),
     "langchain: a window memory, trimming to the last turns": ('''
 from langchain.memory import ConversationBufferWindowMemory
 from langchain_core.messages import trim_messages, HumanMessage
@@ -236,13 +245,6 @@ def prompt(messages: list, system: dict, summary_messages: list) -> list:
     kept = messages[:1] + summary_messages
     rest = messages[:1] + messages[2:]
     return all_messages + kept + rest
-''',
-    "a summary appended when the history is long": '''
-class Chat:
-    # {"role": ...} messages for the llm
-    def add(self, message: dict) -> None:
-        if len(self.messages) > self.max_messages:
-            self.messages.append({"role": "system", "content": "(earlier turns are summarized above)"})
 ''',
     "a fixed head": '''
 def head_and_rest(messages: list) -> list:
