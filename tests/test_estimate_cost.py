@@ -398,3 +398,31 @@ def test_openai_56_implicit_breakpoint_reaches_past_an_early_explicit_one():
     assert est.lost_tokens_per_call == 2000
     # Anthropic has no such breakpoint: the same layout loses nothing there.
     assert run(parts, "anthropic", "claude-sonnet-4-5", bust_index=2).lost_tokens_per_call == 0
+
+
+POLICY = Hole(Volatility.STABLE, "policy_text", None)  # stable text of unknown length
+
+
+def test_below_the_minimum_before_a_history_on_a_breakpoint_provider():
+    parts = (Part("system", (clock(), words(600))), HISTORY, QUESTION)
+    est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=0, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call is None and est.unknown_length
+    assert est.losses[0].note == ("the known stable prefix (600 tokens) is below claude-sonnet-4.5's 1,024-token "
+                                  "minimum; the loss depends on the conversation history after it (unknown length); "
+                                  "tokens approximated with o200k_base")
+
+
+def test_every_unknown_part_the_loss_depends_on_is_named():
+    parts = (Part("system", (clock(), words(600), POLICY)), HISTORY, QUESTION)
+    est = run(parts, "openai", "gpt-4o", bust_index=0, calls_per_day=BUSY)
+    assert est.losses[0].note == ("the known stable prefix (600 tokens) is below gpt-4o's 1,024-token minimum; the "
+                                  "loss depends on the system: policy_text, conversation history after it "
+                                  "(unknown length)")
+
+
+def test_unknown_text_before_the_breakpoint_makes_the_loss_a_lower_bound():
+    parts = (Part("system", (clock(), words(2000), POLICY, CacheBreakpoint(None))), QUESTION)
+    est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=0, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call == 2000 and est.unknown_length
+    assert est.losses[0].note == "at least: plus system: policy_text (unknown length); tokens approximated with o200k_base"
+    assert format_estimate(est).startswith("at least 2,000 cached tokens lost per call")
