@@ -235,3 +235,17 @@ def test_retrieved_documents_need_1000_characters_before_other_request_content(t
     assert [s for s, _ in pc001(tmp_path / "a", lookup_then(988))] == ["warning"]
     [(severity, message)] = pc001(tmp_path / "b", lookup_then(987))
     assert severity == "info" and "; only 999 characters of stable text follow it before other" in message
+
+
+def test_a_cache_breakpoint_on_the_tools_counts_as_one(tmp_path: Path) -> None:
+    # `cache_control` on the last tool is a breakpoint: the call is cached as written up to it, so
+    # the clock after it is an error like on any provider, not the "no breakpoint" warning.
+    assert pc001(tmp_path, '''
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+TOOLS = [{"name": "lookup", "description": "Look up an order. " * 40, "input_schema": {"type": "object"},
+          "cache_control": {"type": "ephemeral"}}]
+def answer(history: list):
+    return anthropic.Anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=500, tools=TOOLS,
+                                  messages=history, system=f"Now: {datetime.now()}\\n" + POLICY)
+''') == [("error", "per-request clock `datetime.now()` comes before 2,760 characters of stable text "
+                   f"{THEN_HISTORY} in the `anthropic.messages` prompt; {PER_REQUEST}")]
