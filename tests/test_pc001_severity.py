@@ -249,3 +249,20 @@ def answer(history: list):
                                   messages=history, system=f"Now: {datetime.now()}\\n" + POLICY)
 ''') == [("error", "per-request clock `datetime.now()` comes before 2,760 characters of stable text "
                    f"{THEN_HISTORY} in the `anthropic.messages` prompt; {PER_REQUEST}")]
+
+
+def test_a_bedrock_cache_point_is_a_breakpoint(tmp_path: Path) -> None:
+    # The `cachePoint` block ends the cached prefix: the clock before it is PC007's (a new entry
+    # written on every call), not PC001's "no breakpoint" warning.
+    root = write_tree(tmp_path, HEAD + '''
+import boto3
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+runtime = boto3.client("bedrock-runtime")
+def answer(history: list):
+    return runtime.converse(modelId="anthropic.claude-sonnet-4-5-20250929-v1:0", messages=history,
+                            system=[{"text": f"Now: {datetime.now()}\\n" + POLICY}, {"cachePoint": {"type": "default"}}])
+''')
+    found = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root).findings
+    assert [(f.rule, f.severity.value, f.message) for f in found] == [
+        ("PC007", "error", "per-request clock `datetime.now()` comes before the cache breakpoint of the "
+                           "`bedrock.converse` call: every call writes a new cache entry and none is read")]
