@@ -303,3 +303,19 @@ class Agent:
     assert f.message == ("per-request clock `datetime.now()` comes before 15 characters of stable text and the "
                          "conversation history (system prompt, conversation history) in the `system message "
                          f"(role dict)` prompt; {PER_REQUEST}")
+
+
+def test_system_text_given_as_gemini_parts(tmp_path: Path) -> None:
+    # `types.Part(text=...)` objects are read for their text like `{"text": ...}` blocks.
+    [f] = findings(tmp_path, '''
+from google import genai
+from google.genai import types
+gclient = genai.Client()
+def answer(question: str, history: list):
+    config = types.GenerateContentConfig(system_instruction=[types.Part(text=f"Now: {datetime.now()}. " + RULES)])
+    return gclient.models.generate_content(model="gemini-2.5-flash", contents=[*history, question], config=config)
+''')
+    assert (f.severity.value, f.location.line, f.location.column) == ("error", 11, 86)
+    assert f.message == ("per-request clock `datetime.now()` comes before 562 characters of stable text and the "
+                         "conversation history (system prompt, conversation history) in the "
+                         f"`google.genai.generate_content` prompt; {PER_REQUEST}")
