@@ -37,19 +37,34 @@ SCRATCH = REPO / ".mutation"
 # What a user sees, and the tests that are meant to catch a change of it.
 REPORTER_TESTS = ["tests/test_integrations_formats.py", "tests/test_exact_outputs.py",
                   "tests/test_internal_errors.py"]
+# What a finding says and how severe it is, for small programs through the analyzer (the rule
+# examples only check that a rule fires).
+RULE_TESTS = ["tests/test_finding_contents.py", "tests/test_pc001_severity.py", "tests/test_pc003_contents.py"]
 MODULES: dict[str, list[str]] = {
     # rules and layout ordering
-    "promptlint/checks/base.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py"],
+    "promptlint/checks/base.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
+                                  "tests/test_scope_wording.py", *RULE_TESTS],
     "promptlint/checks/pc001_volatile_before_stable.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
-                                                         "tests/test_summaries_and_assembly.py"],
+                                                         "tests/test_summaries_and_assembly.py",
+                                                         "tests/test_scope_wording.py", *RULE_TESTS],
     "promptlint/checks/pc002_unstable_tool_order.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc003_unordered_prompt_content.py": ["tests/test_rule_examples.py",
-                                                           "tests/test_exact_outputs.py"],
+                                                           "tests/test_exact_outputs.py", *RULE_TESTS],
     "promptlint/checks/pc004_unstable_json.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc005_volatile_cache_key.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc006_volatile_tool_definition.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc007_cache_control_after_volatile.py": ["tests/test_rule_examples.py"],
     "promptlint/checks/pc008_chat_template_date.py": ["tests/test_rule_examples.py"],
+    # No test names PC009 outside its documented examples; the exact outputs and the corpus
+    # hold calls with a conversation history, which it must leave alone.
+    "promptlint/checks/pc009_sliding_history_window.py": ["tests/test_rule_examples.py",
+                                                         "tests/test_exact_outputs.py",
+                                                         "tests/test_pc009_cases.py"],
+    # The provider's cache order of a call's parts: every rule reads it, and the exact outputs pin
+    # the locations taken from it.
+    "promptlint/analysis/layout.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
+                                      "tests/test_summaries_and_assembly.py",
+                                      "tests/test_reach_selection.py", *RULE_TESTS],
     # estimate and cost
     "promptlint/estimate/cost.py": ["tests/test_estimate_cost.py", "tests/test_estimate_cli.py"],
     # suppressions, baseline

@@ -349,3 +349,80 @@ def test_money_per_thousand_calls_at_low_traffic(calls: float, per_1k: float | N
     per_call = 1000 * (row.write_price - row.cache_read) / 1_000_000 * warm_share(calls, row.ttl_minutes)
     assert result.usd_per_1k_calls == pytest.approx(per_call * 1000 if per_1k is None else per_1k)
     assert result.usd_per_month == pytest.approx(per_call * calls * 30)
+
+
+# --- the notes of an estimate: what the reader is told besides the figures ---------------------
+
+def test_a_fix_that_caches_carries_no_below_minimum_note():
+    # The note explains a zero; where the fix caches 2,048 tokens there is nothing to explain.
+    parts = (Part("system", (words(100), clock(), words(2000))), QUESTION)
+    est = run(parts, "openai", "gpt-4o", bust_index=1, calls_per_day=BUSY)
+    assert est.losses[0].note == ""
+    assert format_estimate(est).startswith("~2,048 cached tokens lost per call")
+
+
+def test_breakpoints_that_serve_the_fix_add_no_note():
+    est = run(anthropic_parts(), "anthropic", "claude-sonnet-4-5-20250929", bust_index=2,
+              calls_per_day=BUSY)
+    assert est.losses[0].note == "tokens approximated with o200k_base"
+
+
+def test_no_breakpoint_note_is_said_in_full():
+    parts = (Part("system", (clock(), words(3000))), QUESTION)
+    est = run(parts, "anthropic", "claude-opus-4-1", bust_index=0, calls_per_day=BUSY)
+    assert est.losses[0].note == ("no cache breakpoint in this call: figures assume the fix adds one "
+                                  "after the stable prefix; tokens approximated with o200k_base")
+
+
+def test_below_the_minimum_with_breakpoints_says_nothing_is_cached():
+    parts = (Part("system", (clock(), words(600))), QUESTION)
+    est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=0, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call == 0
+    assert est.losses[0].note.startswith(
+        "the stable prefix (600 known tokens) is below claude-sonnet-4.5's 1,024-token minimum: "
+        "nothing is cached either way")
+
+
+def test_openai_56_needs_no_breakpoint_in_the_call():
+    # The provider places its own breakpoint before the newest turn: no "assume the fix adds one".
+    parts = (Part("system", (clock(), words(2000))), QUESTION)
+    est = run(parts, "openai", "gpt-5.6-sol", bust_index=0, calls_per_day=BUSY)
+    assert "no cache breakpoint" not in est.losses[0].note
+
+
+def test_openai_56_implicit_breakpoint_reaches_past_an_early_explicit_one():
+    # An explicit breakpoint at 1,500 tokens still hits as written; with the clock moved out the
+    # provider's own breakpoint at the end of the stable prefix (3,500) would hit too.
+    parts = (Part("system", (words(1500), CacheBreakpoint(None), clock(), words(2000))), QUESTION)
+    est = run(parts, "openai", "gpt-5.6-sol", bust_index=2, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call == 2000
+    # Anthropic has no such breakpoint: the same layout loses nothing there.
+    assert run(parts, "anthropic", "claude-sonnet-4-5", bust_index=2).lost_tokens_per_call == 0
+
+
+POLICY = Hole(Volatility.STABLE, "policy_text", None)  # stable text of unknown length
+
+
+def test_below_the_minimum_before_a_history_on_a_breakpoint_provider():
+    parts = (Part("system", (clock(), words(600))), HISTORY, QUESTION)
+    est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=0, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call is None and est.unknown_length
+    assert est.losses[0].note == ("the known stable prefix (600 tokens) is below claude-sonnet-4.5's 1,024-token "
+                                  "minimum; the loss depends on the conversation history after it (unknown length); "
+                                  "tokens approximated with o200k_base")
+
+
+def test_every_unknown_part_the_loss_depends_on_is_named():
+    parts = (Part("system", (clock(), words(600), POLICY)), HISTORY, QUESTION)
+    est = run(parts, "openai", "gpt-4o", bust_index=0, calls_per_day=BUSY)
+    assert est.losses[0].note == ("the known stable prefix (600 tokens) is below gpt-4o's 1,024-token minimum; the "
+                                  "loss depends on the system: policy_text, conversation history after it "
+                                  "(unknown length)")
+
+
+def test_unknown_text_before_the_breakpoint_makes_the_loss_a_lower_bound():
+    parts = (Part("system", (clock(), words(2000), POLICY, CacheBreakpoint(None))), QUESTION)
+    est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=0, calls_per_day=BUSY)
+    assert est.lost_tokens_per_call == 2000 and est.unknown_length
+    assert est.losses[0].note == "at least: plus system: policy_text (unknown length); tokens approximated with o200k_base"
+    assert format_estimate(est).startswith("at least 2,000 cached tokens lost per call")

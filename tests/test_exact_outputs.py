@@ -220,8 +220,6 @@ def test_demo_python_findings_point_at_the_offending_expression() -> None:
     assert lines[call["end_line"] - 1][call["end_column"] - 1:].strip() == ""
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: a value in a YAML block scalar (`system: |`) is located "
-                   "from the column of the `|` indicator, not of the text (promptlint/analysis/templates.py)")
 def test_demo_yaml_placeholder_location() -> None:
     demo = FIXTURES / "demo_app"
     _, out = run(demo, "--format", "json")
@@ -231,8 +229,6 @@ def test_demo_yaml_placeholder_location() -> None:
         span(text, "Ticket received at {received_at}", "{received_at}")
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: Jinja2 findings carry only the line (column 1, empty range): "
-                   "jinja2's nodes have no columns (promptlint/analysis/templates.py)")
 def test_demo_jinja_placeholder_location() -> None:
     demo = FIXTURES / "demo_app"
     _, out = run(demo, "--format", "json")

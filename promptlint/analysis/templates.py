@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import string
 from dataclasses import replace
 from pathlib import Path
@@ -141,9 +142,9 @@ def _yaml_node(node: Any, piece: Literal, depth: int, budget: list[int]) -> Valu
         raise ValueError(f"YAML document too large: more than {MAX_YAML_NODES} nodes once aliases are expanded")
     path = piece.location.path if piece.location else "<yaml>"
     if isinstance(node, yaml.ScalarNode):
-        line = node.start_mark.line + 1
-        start_line = line + (1 if node.style in ("|", ">") else 0)
-        return Text((Literal(str(node.value), Location(path, start_line, node.start_mark.column + 1,
+        if node.style in ("|", ">"):
+            return _block_scalar(node, piece, path)
+        return Text((Literal(str(node.value), Location(path, node.start_mark.line + 1, node.start_mark.column + 1,
                                                         node.end_mark.line + 1, node.end_mark.column + 1)),))
     if isinstance(node, yaml.SequenceNode):
         return Seq(tuple(_yaml_node(child, piece, depth + 1, budget) for child in node.value))
@@ -152,6 +153,31 @@ def _yaml_node(node: Any, piece: Literal, depth: int, budget: list[int]) -> Valu
                         for key, value in node.value)
         return Mapping(entries)
     return NONE
+
+
+def _block_scalar(node: Any, piece: Literal, path: str) -> Text:
+    """A ``|`` or ``>`` block scalar as one literal per source line, each at the column where that
+    line's text starts: the value drops the block's indentation (and ``>`` folds lines), so offsets
+    in the value are not columns in the file. The indicator's mark only gives the line before."""
+    value = str(node.value)
+    lines = piece.text.splitlines()
+    starts: list[tuple[int, Location]] = []  # (offset in value, where that text sits in the file)
+    position = 0
+    last = node.end_mark.line + (1 if node.end_mark.column else 0)  # the end mark may open the next key's line
+    for index in range(node.start_mark.line + 1, min(last, len(lines))):
+        content = lines[index].lstrip(" ")
+        found = value.find(content.rstrip(), position) if content.strip() else -1
+        if found < 0:
+            continue  # a blank line, or a line the value no longer holds as written
+        column = len(lines[index]) - len(content) + 1
+        starts.append((found, Location(path, index + 1, column, index + 1, column + len(content.rstrip()))))
+        position = found + len(content.rstrip())
+    first_line = node.start_mark.line + 2  # the block's text starts on the line after the indicator
+    head = starts[0][0] if starts else len(value)  # blank lines a `|` block keeps before its text
+    pieces = [Literal(value[:head], Location(path, first_line, 1, first_line, 1))] if head else []
+    bounds = [*(offset for offset, _ in starts), len(value)]
+    pieces += [Literal(value[bounds[i]:bounds[i + 1]], where) for i, (_, where) in enumerate(starts)]
+    return Text(tuple(pieces))
 
 
 def _plain_value(data: Any, piece: Literal, depth: int = 0) -> Value:
@@ -295,13 +321,45 @@ def join(separator: Text, items: Value, frame: "Frame", ev: "Evaluator", node: a
 # --- Jinja2 ----------------------------------------------------------------------------------
 
 
+class _JinjaSlots:
+    """Where each ``{{ ... }}`` of a Jinja2 source sits. jinja2's nodes carry only a line, so an
+    expression found on a line takes that line's next ``{{ ... }}`` in source order (the order the
+    interpreter visits them); one that opens on another line keeps column 1."""
+
+    def __init__(self, source: str, origin: Location | None) -> None:
+        self.path = origin.path if origin else "<template>"
+        self.line_offset = (origin.line - 1) if origin else 0
+        # Columns of the first line count from where the template text starts (an inline string).
+        self.piece = Literal(source, origin or Location(self.path, 1, 1, 1, 1))
+        self.pending: dict[int, list[tuple[int, int]]] = {}
+        for match in _JINJA_TAGS.finditer(source):
+            # Comments ({# ... #}) hold no expressions; one spread over lines keeps column 1.
+            if match.group().startswith("{{") and "\n" not in match.group():
+                line = source.count("\n", 0, match.start()) + 1
+                self.pending.setdefault(line, []).append((match.start(), len(match.group())))
+
+    def line_start(self, node: Any) -> Location:
+        line = (getattr(node, "lineno", 1) or 1) + self.line_offset
+        return Location(self.path, line, 1, line, 1)
+
+    def expression(self, node: Any) -> Location:
+        """The ``{{ ... }}`` that outputs ``node``, braces included."""
+        waiting = self.pending.get(getattr(node, "lineno", 1) or 1)
+        if not waiting:
+            return self.line_start(node)
+        offset, length = waiting.pop(0)
+        return sub_location(self.piece, offset, length) or self.line_start(node)
+
+
+_JINJA_TAGS = re.compile(r"\{#.*?#\}|\{\{.*?\}\}", re.S)
+
+
 def jinja_render(ev: "Evaluator", source: str, origin: Location | None, kwargs: dict[str, Value],
                  node: ast.AST | None) -> Value:
     """Interpret a Jinja2 template's output over abstract values (never rendered)."""
     from jinja2 import Environment, TemplateSyntaxError, nodes
 
     path = origin.path if origin else "<template>"
-    line_offset = (origin.line - 1) if origin else 0
     try:
         tree = Environment().parse(source)
     except TemplateSyntaxError as exc:
@@ -309,32 +367,30 @@ def jinja_render(ev: "Evaluator", source: str, origin: Location | None, kwargs: 
         return unknown("template", origin, Volatility.STABLE)
     out: list[Any] = []
     scope = dict(kwargs)
-    _jinja_nodes(ev, tree.body, scope, out, path, line_offset, nodes)
+    _jinja_nodes(ev, tree.body, scope, out, _JinjaSlots(source, origin), nodes)
     return concat(tuple(out))
 
 
-def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out: list[Any], path: str,
-                 line_offset: int, nodes: Any, depth: int = 0) -> None:
+def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out: list[Any],
+                 slots: _JinjaSlots, nodes: Any, depth: int = 0) -> None:
     if depth > 30:
         return
     for item in body:
         ev.tick()
-        line = (getattr(item, "lineno", 1) or 1) + line_offset
-        where = Location(path, line, 1, line, 1)
+        where = slots.line_start(item)
         if isinstance(item, nodes.Output):
             for child in item.nodes:
-                child_line = (getattr(child, "lineno", 1) or 1) + line_offset
-                child_where = Location(path, child_line, 1, child_line, 1)
                 if isinstance(child, nodes.TemplateData):
-                    out.append(Literal(child.data, child_where))
+                    out.append(Literal(child.data, slots.line_start(child)))
                 else:
+                    child_where = slots.expression(child)
                     value = _jinja_expr(ev, child, scope, child_where, nodes)
                     out.extend(slot_value(value, child_where, _jinja_name(child)))
         elif isinstance(item, nodes.If):
-            _jinja_nodes(ev, item.body, scope, out, path, line_offset, nodes, depth + 1)
+            _jinja_nodes(ev, item.body, scope, out, slots, nodes, depth + 1)
             for elif_node in item.elif_:
-                _jinja_nodes(ev, elif_node.body, scope, out, path, line_offset, nodes, depth + 1)
-            _jinja_nodes(ev, item.else_, scope, out, path, line_offset, nodes, depth + 1)
+                _jinja_nodes(ev, elif_node.body, scope, out, slots, nodes, depth + 1)
+            _jinja_nodes(ev, item.else_, scope, out, slots, nodes, depth + 1)
         elif isinstance(item, nodes.For):
             iterable = _jinja_expr(ev, item.iter, scope, where, nodes)
             inner = dict(scope)
@@ -343,11 +399,11 @@ def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out:
                 out.append(replace(iterable.order, location=where))
             if target:
                 inner[target] = unknown(target, where)
-            _jinja_nodes(ev, item.body, inner, out, path, line_offset, nodes, depth + 1)
+            _jinja_nodes(ev, item.body, inner, out, slots, nodes, depth + 1)
         elif isinstance(item, nodes.Assign) and isinstance(item.target, nodes.Name):
             scope[item.target.name] = _jinja_expr(ev, item.node, scope, where, nodes)
         elif hasattr(item, "body") and isinstance(item.body, list):
-            _jinja_nodes(ev, item.body, scope, out, path, line_offset, nodes, depth + 1)
+            _jinja_nodes(ev, item.body, scope, out, slots, nodes, depth + 1)
 
 
 def _jinja_name(node: Any) -> str:

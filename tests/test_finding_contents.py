@@ -1,0 +1,321 @@
+"""What a finding says, in full, for small programs run through the real analyzer: the message
+(what changes, what follows it, in which parts), the related locations in order, the rule's name,
+hint and source, and which values are judged at all (a value after the user's own text is not).
+
+Messages are compared whole: a reader acts on "before 562 characters of stable text and the
+conversation history (system prompt, conversation history)", so every piece of it is contract."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from promptlint.estimate import estimate
+from promptlint.model import Finding
+from tests.conftest import write_tree
+
+HEAD = '''
+import os
+from datetime import date, datetime
+from openai import OpenAI
+client = OpenAI()
+RULES = "Follow the refund policy and cite the section you used. " * 10
+'''
+CALL = "openai.chat.completions"
+PER_REQUEST = "every call misses the prefix cache from here on"
+MOVE = "move the volatile value after the stable parts (e.g. into the final user message)"
+
+
+def findings(tmp_path: Path, body: str, **config: object) -> list[Finding]:
+    root = write_tree(tmp_path, HEAD + body)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True, **config), cwd=root)
+    assert not result.errors, result.errors
+    return list(result.findings)
+
+
+def related(finding: Finding) -> list[tuple[int, int, str]]:
+    return [(r.location.line, r.location.column, r.message) for r in finding.related]
+
+
+def test_clock_before_rules_and_history(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def ask(question: str, history: list) -> str:
+    system = f"Now: {datetime.now()}. " + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''')
+    assert (f.rule, f.name, f.severity.value, f.hint) == ("PC001", "volatile-before-stable", "error", MOVE)
+    assert f.message == ("per-request clock `datetime.now()` comes before 562 characters of stable text and "
+                         "the conversation history (system prompt, conversation history) in the "
+                         f"`{CALL}` prompt; {PER_REQUEST}")
+    assert (f.location.line, f.location.column) == (8, 22)
+    assert f.volatile_source is not None and (f.volatile_source.source, f.volatile_source.category) == \
+        ("datetime.datetime.now", "clock")
+    assert related(f) == [(8, 5, "assigned to `system`"), (9, 12, f"reaches the `{CALL}` call here")]
+
+
+def test_estimate_follows_the_finding_to_its_layout(tmp_path: Path) -> None:
+    """The estimate reads the layout and the position of the value the finding names."""
+    [f] = findings(tmp_path, '''
+def ask(question: str, history: list) -> str:
+    system = "Be exact. " + RULES + f"Now: {datetime.now()}. " + RULES * 12
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''')
+    root = tmp_path
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [priced] = estimate(result, Config(root=root, cache_dir=None)).findings
+    # About 1,400 tokens of rules follow the clock, about 120 come before it (below gpt-4o's 1,024-token
+    # minimum): moving the clock out caches more than a thousand tokens, plus the history.
+    assert priced.location == f.location
+    assert priced.estimate is not None and priced.estimate.unknown_length
+    assert priced.estimate.lost_tokens_per_call is not None and priced.estimate.lost_tokens_per_call > 1024
+
+
+def test_source_called_in_another_function_is_related_first(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def stamp() -> str:
+    return datetime.now().isoformat()
+
+def ask(question: str, history: list) -> str:
+    system = "Now: {now}. ".format(now=stamp()) + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''')
+    assert (f.location.line, f.location.column) == (11, 19)
+    assert related(f) == [(8, 12, "`datetime.datetime.now` is called here"), (11, 40, "returned by `stamp()`"),
+                          (11, 5, "assigned to `system`"), (12, 12, f"reaches the `{CALL}` call here")]
+
+
+def test_assumed_scope_is_stated_after_the_message(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def ask(question: str, user_id: str, history: list) -> str:
+    system = f"User: {user_id}. " + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''')
+    assert f.message == (
+        "per-user user-id `user_id` comes before 562 characters of stable text and the conversation history "
+        f"(system prompt, conversation history) in the `{CALL}` prompt; each user gets a prefix of their own "
+        "from here on: text shared across users is not reused "
+        "(assumption: `user_id` is taken to identify a user/request by its name)")
+
+
+def test_stable_content_of_unknown_length(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def ask(question: str) -> str:
+    system = f"Now: {datetime.now()}" + os.getenv("SYSTEM_POLICY")
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+''')
+    assert f.message == (f"per-request clock `datetime.now()` comes before stable content of unknown length "
+                         f"(system prompt) in the `{CALL}` prompt; {PER_REQUEST}")
+
+
+def test_known_characters_are_counted_beside_unknown_content(tmp_path: Path) -> None:
+    # Ten known characters alone would be too few to report: the configuration text of unknown
+    # length is what makes it matter, and the message counts what is known.
+    [f] = findings(tmp_path, '''
+def ask(question: str) -> str:
+    system = f"Now: {datetime.now()}\\n" + os.getenv("SYSTEM_POLICY") + "\\nBe brief."
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+''')
+    assert f.message == (f"per-request clock `datetime.now()` comes before 10 characters of stable text "
+                         f"(system prompt) in the `{CALL}` prompt; {PER_REQUEST}")
+
+
+def test_value_in_an_earlier_turn_before_the_history(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def ask(question: str, history: list) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": RULES}, {"role": "user", "content": f"Now: {datetime.now()}"},
+        *history, {"role": "user", "content": question}])
+''')
+    assert f.message == (f"per-request clock `datetime.now()` comes before the conversation history "
+                         f"(conversation history) in the `{CALL}` prompt; {PER_REQUEST}")
+
+
+def test_earlier_turns_passed_one_by_one_are_history(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def ask(question: str, earlier_question: str, earlier_answer: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"Now: {datetime.now()}."},
+        {"role": "user", "content": earlier_question},
+        {"role": "assistant", "content": earlier_answer},
+        {"role": "user", "content": question}])
+''')
+    assert f.message == ("per-request clock `datetime.now()` comes before 1 characters of stable text and the "
+                         "conversation history (system prompt, earlier user message, assistant message) in the "
+                         f"`{CALL}` prompt; {PER_REQUEST}")
+
+
+def test_request_text_in_the_system_prompt_is_not_history(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def ask(question: str, topic: str) -> str:
+    system = f"Now: {datetime.now()}. " + RULES + f"Topic: {topic}"
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+''')
+    assert f.message == (f"per-request clock `datetime.now()` comes before 569 characters of stable text "
+                         f"(system prompt) in the `{CALL}` prompt; {PER_REQUEST}")
+
+
+def test_fixed_text_that_opens_the_final_user_message_counts(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+def ask(question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"Now: {datetime.now()}."},
+        {"role": "user", "content": RULES + question}])
+''')
+    assert f.message == (f"per-request clock `datetime.now()` comes before 561 characters of stable text "
+                         f"(system prompt, final user message) in the `{CALL}` prompt; {PER_REQUEST}")
+
+
+def test_value_before_the_users_text_in_the_final_message(tmp_path: Path) -> None:
+    # The system prompt holds request text (a topic): the value in the user message is still judged.
+    [f] = findings(tmp_path, '''
+def ask(question: str, topic: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"Topic: {topic}."},
+        {"role": "user", "content": f"Sent at {datetime.now()}\\n" + RULES + question}])
+''')
+    assert f.message == (f"per-request clock `datetime.now()` comes before 560 characters of stable text "
+                         f"(final user message) in the `{CALL}` prompt; {PER_REQUEST}")
+    assert (f.location.line, f.location.column) == (10, 48)
+
+
+def test_value_after_the_users_text_is_not_judged(tmp_path: Path) -> None:
+    # Nothing after the user's own text was ever a shared prefix, however long it is.
+    assert findings(tmp_path, '''
+def ask(question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": f"{question}\\nSent at {datetime.now()}\\n" + RULES}])
+''') == []
+
+
+def test_value_in_an_earlier_turn_with_little_after_it(tmp_path: Path) -> None:
+    # A dated earlier turn is itself in the history slot, but only "Noted." follows it.
+    assert findings(tmp_path, '''
+def ask(question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": RULES},
+        {"role": "user", "content": f"Today is {date.today()}."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": question}])
+''') == []
+
+
+ONE_SHOT = '''
+def ask(question: str) -> str:
+    system = f"Now: {datetime.now()}. " + "Answer in one short paragraph."
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+'''
+
+
+def test_min_stable_chars_is_inclusive(tmp_path: Path) -> None:
+    # 32 characters follow the clock (". Answer in one short paragraph."): reported at 32, not at
+    # 33. (Where the system dict is built, the history is only assumed: judged apart, as info.)
+    def at_the_call(minimum: int) -> list[str]:
+        return [f.message for f in findings(tmp_path, ONE_SHOT, min_stable_chars=minimum)
+                if f"`{CALL}` prompt" in f.message]
+
+    assert at_the_call(32) == [f"per-request clock `datetime.now()` comes before 32 characters of stable text "
+                               f"(system prompt) in the `{CALL}` prompt; {PER_REQUEST}"]
+    assert at_the_call(33) == []
+
+
+def test_shuffled_examples_before_a_short_text_and_the_history(tmp_path: Path) -> None:
+    # 37 characters alone are below min-stable-chars: the history after them is what is lost.
+    [f] = findings(tmp_path, '''
+import random
+EXAMPLES = ["Q: 2+2? A: 4", "Q: 3+3? A: 6", "Q: 5+5? A: 10"]
+def ask(question: str, history: list) -> str:
+    random.shuffle(EXAMPLES)
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "Examples:\\n" + "\\n".join(EXAMPLES)}, *history,
+        {"role": "user", "content": question}])
+''')
+    assert (f.rule, f.severity.value) == ("PC003", "error")
+    assert f.message == ("order-unstable shuffle `random.shuffle(EXAMPLES)`: prompt content whose order changes "
+                         "between calls comes before 37 characters of stable text and the conversation history "
+                         f"(system prompt, conversation history) in the `{CALL}` prompt")
+    assert related(f) == [(10, 5, "`random.shuffle` is called here"), (11, 12, f"reaches the `{CALL}` call here")]
+
+
+def test_text_after_the_users_question_is_not_counted(tmp_path: Path) -> None:
+    # Instructions appended after the question are no shared prefix: one character (".") follows
+    # the clock in the prefix, too little to report at the call.
+    found = findings(tmp_path, '''
+def ask(question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"Now: {datetime.now()}."},
+        {"role": "user", "content": question + "\\n" + RULES}])
+''')
+    assert [f.message for f in found if f"`{CALL}` prompt" in f.message] == []
+
+
+def test_once_per_process_value_is_named_so(tmp_path: Path) -> None:
+    [f] = findings(tmp_path, '''
+STARTED = datetime.now().isoformat()
+def ask(question: str, history: list) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"Up since {STARTED}. " + RULES}, *history, {"role": "user", "content": question}])
+''')
+    assert f.message.startswith("once-per-process clock `datetime.now()` comes before 562 characters")
+    assert f.message.endswith("(assumption: evaluated once at import time)")
+
+
+def test_part_without_a_plain_name_keeps_its_own(tmp_path: Path) -> None:
+    # The Responses API's `text.format` schema has no friendlier name: it is listed as itself.
+    [f] = findings(tmp_path, '''
+import json
+def ask(question: str, data: dict) -> str:
+    hints = {key: data.get(key) for key in {"name", "plan", "region"}}
+    return client.responses.create(model="gpt-4o", input=question,
+        tools=[{"type": "function", "name": "lookup", "description": "Known: " + json.dumps(hints)}],
+        text={"format": {"type": "json_schema", "name": "answer", "schema": {"type": "object", "description": RULES}}},
+        instructions=RULES)
+''')
+    assert f.message == ("`json.dumps(hints)` serializes a dict whose key order changes between calls, before "
+                         "1,244 characters of stable text and the conversation history (tool definitions, "
+                         "text_format, system prompt, conversation history) in the `openai.responses` prompt")
+
+
+def test_history_joined_into_the_system_text_is_known_not_assumed(tmp_path: Path) -> None:
+    # Judged where the system message is built: the notes appended on the object are a history
+    # seen in the code, so the finding rests on no assumption about what follows.
+    [f] = findings(tmp_path, '''
+class Agent:
+    def __init__(self) -> None:
+        self.notes = []
+
+    def remember(self, note: str) -> None:
+        self.notes.append(note)
+
+    def system_message(self) -> dict:
+        return {"role": "system", "content": f"Now: {datetime.now()}\\nNotes so far:\\n" + "\\n".join(self.notes)}
+''')
+    assert f.severity.value == "error"
+    assert f.message == ("per-request clock `datetime.now()` comes before 15 characters of stable text and the "
+                         "conversation history (system prompt, conversation history) in the `system message "
+                         f"(role dict)` prompt; {PER_REQUEST}")
+
+
+def test_system_text_given_as_gemini_parts(tmp_path: Path) -> None:
+    # `types.Part(text=...)` objects are read for their text like `{"text": ...}` blocks.
+    [f] = findings(tmp_path, '''
+from google import genai
+from google.genai import types
+gclient = genai.Client()
+def answer(question: str, history: list):
+    config = types.GenerateContentConfig(system_instruction=[types.Part(text=f"Now: {datetime.now()}. " + RULES)])
+    return gclient.models.generate_content(model="gemini-2.5-flash", contents=[*history, question], config=config)
+''')
+    assert (f.severity.value, f.location.line, f.location.column) == ("error", 11, 86)
+    assert f.message == ("per-request clock `datetime.now()` comes before 562 characters of stable text and the "
+                         "conversation history (system prompt, conversation history) in the "
+                         f"`google.genai.generate_content` prompt; {PER_REQUEST}")

@@ -1,0 +1,299 @@
+"""PC009 on small modules through the real analyzer: which cuts of a conversation history are
+reported, where (the statement, or a framework window's size), and what the message says; and the
+cuts that are left alone (the newest message, a fixed head, a bounds-checked index, a file that
+never deals with chat messages for a model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from promptlint.reporters.json_report import finding_record
+from tests.conftest import write_tree
+
+CUT = ": once it is full, every request changes an earlier part of the history, so everything after the " \
+      "cut misses the prefix cache on every call"
+HINT = "cut the history in large blocks (or summarize) so the prefix stays fixed for many turns"
+WINDOW = (" replays only the latest turns of the conversation: once it is longer, the window slides on every "
+          "request, so the replayed history misses the prefix cache on every call")
+
+REPORTED = {
+    "slice stored back under a length check": ('''
+class Memory:
+    def add_message(self, role: str, content: str) -> None:
+        self.messages.append({"role": role, "content": content})
+        if len(self.messages) > self.max_messages:
+            self.messages = self.messages[-self.max_messages:]
+''', [((5, 13, 5, 63), "`self.messages` is cut to its last `self.max_messages` messages" + CUT)]),
+    "slice stored back without a check": ('''
+class Memory:
+    def add_message(self, role: str, content: str) -> None:
+        self.messages.append({"role": role, "content": content})
+        self.messages = self.messages[-self.max_messages:]
+''', [((4, 9, 4, 59), "`self.messages` is cut to its last `self.max_messages` messages" + CUT)]),
+    "local slice from a computed start under a length check": ('''
+def trim(chat_history: list, limit: int) -> list:
+    # {"role": ...} messages for the llm
+    if len(chat_history) >= limit:
+        chat_history = chat_history[len(chat_history) - limit:]
+    return chat_history
+''', [((4, 9, 4, 64), "`chat_history` is cut to its last `len - (len(chat_history) - limit)` messages" + CUT)]),
+    "two pops under one guard are one root cause": ('''
+class Worker:
+    def flush(self) -> None:
+        if len(self.agent.messages) > 2 * self.max_trajectory_length + 1:
+            self.agent.messages.pop(1)
+            self.agent.messages.pop(1)
+    def step(self, llm):
+        self.flush()
+        return llm.chat(self.agent.messages)
+''', [((4, 13, 4, 39), "`self.agent.messages` loses an earlier message each time it is over its limit" + CUT)]),
+    "a pop from the middle in a token loop": ('''
+def fit(messages: list, model_client, limit: int) -> list:
+    dropped = 0
+    while model_client.count_tokens(messages) > limit and messages:
+        messages.pop(len(messages) // 2)
+        dropped += 1
+    return messages
+''', [((4, 9, 4, 41), "`messages` loses an earlier message each time it is over its limit" + CUT)]),
+    "the history handed out as its last configured messages": ('''
+class BufferedChatCompletionContext:
+    async def get_messages(self) -> list:
+        if not self._messages:
+            return []
+        return self._messages[-self._buffer_size:]
+    def get_history_for(self, n: int) -> list:
+        return self._messages[-n:]
+    def recent_messages(self) -> list:
+        return self._messages[-self._buffer_size:]
+''', [((5, 9, 5, 51), "`self._messages` is handed out as its last `self._buffer_size` messages" + CUT)]),
+    "a window kept in a local before it is handed out": ('''
+class Context:
+    # {"role": ...} messages for the llm
+    def load_history(self) -> list:
+        history = self._history[-self.window:]
+        return history
+''', [((4, 9, 4, 47), "`self._history` is cut to its last `self.window` messages" + CUT)]),
+    "the first message kept, the oldest others dropped": ('''
+import json
+def save(messages: list, path: str, length: int) -> None:
+    # messages: [{"role": ..., "content": ...}], replayed on the next run
+    kept = messages[:1] + messages[1 + max(0, len(messages) - length):]
+    json.dump(kept, open(path, "w"))
+''', [((4, 5, 4, 72), "`messages` keeps its first message and only the latest ones after it" + CUT)]),
+    "part of an earlier message deleted under a budget": ('''
+def drop_images(conversation: list, max_images: int) -> None:
+    # {"role": "user", "content": [...]} for the llm
+    while count_images(conversation) > max_images:
+        del conversation[1]["content"][0]
+''', [((4, 9, 4, 42), "`conversation` loses an earlier part each time it is over its limit" + CUT)]),
+    "agno: history on, window size given": ('''
+from agno.agent import Agent
+agent = Agent(instructions="You manage the user's Notion pages.", add_history_to_context=True,
+              num_history_runs=5)
+quiet = Agent(instructions="Summarize.", num_history_runs=5)
+off = Agent(instructions="x", add_history_to_context=True, num_history_runs=None)
+''', [((3, 32, 3, 33), "`Agent`" + WINDOW)]),
+    "agno: a window of one run, by the other window keyword, after calls that are no window": ('''
+import agno.agent
+from agno.agent import Agent
+history = load_history()
+quiet = Agent(instructions="Summarize.", num_history_runs=5)
+off = Agent(instructions="x", add_history_to_context=True, num_history_runs=0)
+default = Agent(instructions="x", add_history_to_context=True)
+one = agno.agent.Agent(instructions="x", add_history_to_context=True, num_history_runs=1)
+by_messages = Agent(instructions="x", add_history_to_messages=True, num_history_messages=10)
+''', [((7, 88, 7, 89), "`Agent`" + WINDOW), ((8, 90, 8, 92), "`Agent`" + WINDOW)]),
+    "the same history cut under two guards, and in two functions": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def trim(self) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages.pop(1)
+            self.messages.pop(1)
+        if self.token_count(self.messages) > self.token_limit:
+            self.messages.pop(1)
+    def trim_again(self) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages.pop(1)
+''', [((5, 13, 5, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT),
+      ((8, 13, 8, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT),
+      ((11, 13, 11, 33), "`self.messages` loses an earlier message each time it is over its limit" + CUT)]),
+    "a multi-line cut is located over all its lines": ('''
+class Memory:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages = self.messages[
+                -self.max_messages:]
+''', [((5, 13, 6, 37), "`self.messages` is cut to its last `self.max_messages` messages" + CUT)]),
+    "cuts inside else, except and finally blocks, after a nested helper": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        def size(items: list) -> int:
+            return len(items)
+        if message.get("reset"):
+            self.messages = []
+        else:
+            self.messages = self.messages[-self.keep:]
+        try:
+            self.save()
+        except OSError:
+            self.history = self.history[-self.keep:]
+        finally:
+            self.conversation = self.conversation[-self.keep:]
+''', [((9, 13, 9, 55), "`self.messages` is cut to its last `self.keep` messages" + CUT),
+      ((13, 13, 13, 53), "`self.history` is cut to its last `self.keep` messages" + CUT),
+      ((15, 13, 15, 63), "`self.conversation` is cut to its last `self.keep` messages" + CUT)]),
+    "a computed start through a call, and a window handed out by a private getter": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        self.messages.append(message)
+        self.messages = self.messages[max(0, len(self.messages) - self.n):]
+    def _get_history(self) -> list:
+        return self._history[-self._window:]
+''', [((5, 9, 5, 76), "`self.messages` is cut to its last `len - (max(0, len(self.messages) - self.n))` messages" + CUT),
+      ((7, 9, 7, 45), "`self._history` is handed out as its last `self._window` messages" + CUT)]),
+    "the cut is found far from other slices of the file": ('''
+# {"role": ...} messages for the llm
+def last_char(text: str) -> str:
+    return text[-1]
+PADDING = "............................................................................................................"
+class Chat:
+    def add(self, message: dict) -> None:
+        if self.token_count(self.messages) > self.token_budget:
+            self.messages = self.messages[-self.keep:]
+OTHER = "............................................................................................................"
+def last_word(words: list) -> str:
+    return words[-1]
+''', [((8, 13, 8, 55), "`self.messages` is cut to its last `self.keep` messages" + CUT)]),
+    "langchain: a window memory reached through its module": ('''
+import langchain.memory
+memory = langchain.memory.ConversationBufferWindowMemory(k=3)
+''', [((2, 10, 2, 62), "`ConversationBufferWindowMemory`" + WINDOW)]),
+    "a summary appended when the history is long is no cut; the cut beside it is": ('''
+class Chat:
+    # {"role": ...} messages for the llm
+    def add(self, message: dict) -> None:
+        if len(self.messages) > self.max_messages:
+            self.messages.append({"role": "system", "content": "(earlier turns are summarized above)"})
+    def trim(self) -> None:
+        self.history = self.history[-self.keep:]
+''', [((7, 9, 7, 49), "`self.history` is cut to its last `self.keep` messages" + CUT)]),
+    "langchain: a window memory, trimming to the last turns": ('''
+from langchain.memory import ConversationBufferWindowMemory
+from langchain_core.messages import trim_messages, HumanMessage
+import langchain_core.messages as lcm
+memory = ConversationBufferWindowMemory(k=3)
+def prompt(history: list, llm):
+    first = trim_messages(history, strategy="first", max_tokens=100, token_counter=llm)
+    built = trim_messages([HumanMessage("hi")], max_tokens=100, token_counter=llm)
+    return lcm.trim_messages(history, strategy="last", max_tokens=100, token_counter=llm)
+''', [((4, 10, 4, 45), "`ConversationBufferWindowMemory`" + WINDOW),
+      ((8, 12, 8, 90), "`trim_messages`" + WINDOW)]),
+}
+
+LEFT_ALONE = {
+    "a caller's tail, cut once": '''
+def recent(messages: list, n: int) -> list:
+    # {"role": ...} for the llm
+    window = messages[-n:]
+    return window
+''',
+    "the newest message popped, and an index loop": '''
+def undo(messages: list, llm) -> None:
+    while len(messages) > llm.max_messages:
+        messages.pop(-1)
+    i = 0
+    while i < len(messages):
+        messages.pop(i)
+''',
+    "a guarded pop of a list not named like a history": '''
+def drain(queue: list, llm_limit: int) -> None:
+    # role
+    removed = 0
+    while len(queue) > llm_limit:
+        queue.pop(0)
+        removed += 1
+''',
+    "a local rebound to its tail once, and a tail copied to another attribute": '''
+class Chat:
+    # {"role": ...} messages for the llm
+    def snapshot(self, messages: list, n: int) -> list:
+        messages = messages[-n:]
+        self.recent = self.messages[-self.n:]
+        return messages
+''',
+    "a whole copy, a fixed head kept in place, a loaded list's tail, a list not named like a history": '''
+class Chat:
+    # {"role": ...} messages for the llm
+    def snapshot(self) -> None:
+        self.messages = self.messages[:]
+        self.messages = self.messages[self.offset:]
+        self.messages = self.store.load()[-self.n:]
+        self.alerts = self.alerts[-self.n:]
+''',
+    "the system message put before the history, or a summary after it": '''
+def prompt(messages: list, system: dict, summary_messages: list) -> list:
+    # {"role": ...} messages for the llm
+    all_messages = [system] + messages
+    kept = messages[:1] + summary_messages
+    rest = messages[:1] + messages[2:]
+    return all_messages + kept + rest
+''',
+    "a fixed head": '''
+def head_and_rest(messages: list) -> list:
+    # {"role": ...}
+    return messages[:1] + messages[2:]
+''',
+    "the newest message deleted": '''
+def drop_last(conversation: list, max_turns: int) -> None:
+    # {"role": ...} for the llm
+    if len(conversation) > max_turns:
+        del conversation[-1]
+''',
+    "a list not named like a history": '''
+def drop(alerts: list, llm_limit: int) -> None:
+    # role
+    if len(alerts) > llm_limit:
+        del alerts[0]
+''',
+    "a file that never deals with chat messages for a model": '''
+class Log:
+    def add(self, line: str) -> None:
+        self.messages.append(line)
+        if len(self.messages) > 100:
+            self.messages = self.messages[-self.limit:]
+            del self.messages[0]
+''',
+}
+
+
+def pc009(tmp_path: Path, source: str) -> list[tuple[tuple[int, int, int, int], str]]:
+    root = write_tree(tmp_path, source)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert not result.errors, result.errors
+    found = [f for f in result.findings if f.rule == "PC009"]
+    for finding in found:  # what every PC009 finding carries in the JSON report
+        record = finding_record(finding)
+        assert (record["severity"], record["name"], record["hint"]) == ("warning", "sliding-history-window", HINT)
+        assert record["call_site"] == {"path": "app.py", "line": finding.location.line, "api": "conversation history",
+                                       "provider": "any", "model": None, "cell": None}
+    return [((f.location.line, f.location.column, f.location.end_line, f.location.end_column), f.message)
+            for f in found]
+
+
+@pytest.mark.parametrize("name", REPORTED)
+def test_reported(tmp_path: Path, name: str) -> None:
+    source, expected = REPORTED[name]
+    assert pc009(tmp_path, source) == expected
+
+
+@pytest.mark.parametrize("name", LEFT_ALONE)
+def test_left_alone(tmp_path: Path, name: str) -> None:
+    assert pc009(tmp_path, LEFT_ALONE[name]) == []
