@@ -317,5 +317,5 @@ def answer(question: str, history: list):
 ''')
     assert (f.severity.value, f.location.line, f.location.column) == ("error", 11, 86)
     assert f.message == ("per-request clock `datetime.now()` comes before 562 characters of stable text and the "
-                         "conversation history (system prompt, conversation history) in the "
-                         f"`google.genai.generate_content` prompt; {PER_REQUEST}")
+                         "conversation history (system prompt, conversation history, message of unknown role) in "
+                         f"the `google.genai.generate_content` prompt; {PER_REQUEST}")

@@ -25,6 +25,9 @@ PER_REQUEST = "every call misses the prefix cache from here on"
 ASSUMED = ("(assumed: the conversation history and the user's turn follow the system content, as every "
            "provider orders them)")
 THEN_HISTORY = "and the conversation history (system prompt, conversation history)"
+# An error whose estimate loses nothing is a warning that says why (promptlint.estimate.agree_with_estimate).
+ZERO_ESTIMATE = ("estimated loss: 0 tokens per call, since the stable text after it is below the providers' "
+                 "minimum cacheable prefix; it matters once more stable text follows it (warning)")
 
 
 def pc001(tmp_path: Path, body: str) -> list[tuple[str, str]]:
@@ -238,8 +241,9 @@ def test_retrieved_documents_need_1000_characters_before_other_request_content(t
 
 
 def test_a_cache_breakpoint_on_the_tools_counts_as_one(tmp_path: Path) -> None:
-    # `cache_control` on the last tool is a breakpoint: the call is cached as written up to it, so
-    # the clock after it is an error like on any provider, not the "no breakpoint" warning.
+    # `cache_control` on the last tool is a breakpoint: not the "no breakpoint" wording. Only the
+    # tools before it are cached (below the minimum), so the estimate loses nothing and the
+    # severity says so (a warning with the reason, issue 16).
     assert pc001(tmp_path, '''
 POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
 TOOLS = [{"name": "lookup", "description": "Look up an order. " * 40, "input_schema": {"type": "object"},
@@ -247,8 +251,8 @@ TOOLS = [{"name": "lookup", "description": "Look up an order. " * 40, "input_sch
 def answer(history: list):
     return anthropic.Anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=500, tools=TOOLS,
                                   messages=history, system=f"Now: {datetime.now()}\\n" + POLICY)
-''') == [("error", "per-request clock `datetime.now()` comes before 2,760 characters of stable text "
-                   f"{THEN_HISTORY} in the `anthropic.messages` prompt; {PER_REQUEST}")]
+''') == [("warning", "per-request clock `datetime.now()` comes before 2,760 characters of stable text "
+                     f"{THEN_HISTORY} in the `anthropic.messages` prompt; {PER_REQUEST}; {ZERO_ESTIMATE}")]
 
 
 def test_a_bedrock_cache_point_is_a_breakpoint(tmp_path: Path) -> None:
@@ -264,5 +268,6 @@ def answer(history: list):
 ''')
     found = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root).findings
     assert [(f.rule, f.severity.value, f.message) for f in found] == [
-        ("PC007", "error", "per-request clock `datetime.now()` comes before the cache breakpoint of the "
-                           "`bedrock.converse` call: every call writes a new cache entry and none is read")]
+        ("PC007", "warning", "per-request clock `datetime.now()` comes before the cache breakpoint of the "
+                             "`bedrock.converse` call: every call writes a new cache entry and none is read; "
+                             f"{ZERO_ESTIMATE}")]

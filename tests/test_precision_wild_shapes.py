@@ -469,3 +469,46 @@ def build(history: list, question: str):
     assert request.message.startswith("per-request clock")
     [session] = findings(write_tree(tmp_path / "session", app.replace("{call}", "SessionParams(system_prompt=system)")))
     assert session.message.startswith("per-session clock") and session.severity.value == "info"
+
+
+def test_a_cache_control_on_a_text_block_object_is_a_breakpoint(tmp_path: Path) -> None:
+    """`TextBlockParam(text=..., cache_control=...)` marks a breakpoint like the dict form: the clock
+    before it is PC007's, not PC001's "no breakpoint" warning."""
+    root = write_tree(tmp_path, f'''
+from datetime import datetime
+import anthropic
+from anthropic.types import TextBlockParam
+POLICY = {POLICY.replace("40", "80")}
+def answer(history: list):
+    return anthropic.Anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=500, messages=history,
+        system=[TextBlockParam(type="text", text=f"Now: {{datetime.now()}}\\n" + POLICY,
+                               cache_control={{"type": "ephemeral"}})])
+''')
+    assert [(f.rule, f.severity.value) for f in findings(root)] == [("PC007", "error")]
+
+
+def test_an_explicit_role_wins_over_the_class_name() -> None:
+    """llama_index's `ChatMessage(role="system")` is a system message, not a user turn because its
+    class name starts with "Chat"."""
+    from promptlint.analysis.layout import message_role_content
+    from promptlint.analysis.values import Obj, lit
+
+    message = Obj("llama_index.core.llms.ChatMessage", (("role", lit("system")), ("content", lit("Be brief."))))
+    assert message_role_content(message)[0] == "system"
+    enum_role = Obj("llama_index.core.llms.ChatMessage", (("role", lit("MessageRole.SYSTEM")), ("content", lit("x"))))
+    assert message_role_content(enum_role)[0] == "system"
+    assert message_role_content(Obj("llama_index.core.llms.ChatMessage", (("content", lit("hi")),)))[0] == "user"
+
+
+def test_nothing_after_a_value_is_never_a_finding_even_with_min_stable_chars_zero(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, '''
+from datetime import datetime
+from openai import OpenAI
+def ask(question: str):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"You are brief. Now: {datetime.now()}"}])
+''')
+    result = analyze_for_report([root], Config(root=root, cache_dir=None, show_info=True, min_stable_chars=0), cwd=root)
+    # Only the assembly point's own judgement is left (a history is assumed after a system message).
+    assert [f.call_site.api for f in result.findings] == ["system message (role dict)"]
+    assert all("comes before  in" not in f.message for f in result.findings)

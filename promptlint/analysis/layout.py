@@ -129,7 +129,10 @@ def block_segments(block: Value, where: Location) -> tuple[Segment, ...]:
         return (block.hole,)
     if isinstance(block, Obj):
         text = block.field("text") or block.field("content")
-        return as_text(text, where, "text") if text is not None else ()
+        segs = as_text(text, where, "text") if text is not None else ()
+        if block.field("cache_control") is not None:  # `TextBlockParam(text=..., cache_control=...)`
+            segs = (*segs, CacheBreakpoint(where))
+        return segs
     return as_text(block, where, "block")
 
 
@@ -183,9 +186,11 @@ def message_role_content(item: Value) -> tuple[str | None, Value]:
             return ("user" if role_value is not None else None), content
         return ROLE_NAMES.get(role_text.lower(), "user"), content
     if isinstance(item, Obj):
-        role = message_role(item)
+        # An explicit `role=` wins over the class's name (llama_index's `ChatMessage(role="system")`).
+        explicit = literal_text(item.field("role") or NONE) if item.field("role") is not None else None
+        role = ROLE_NAMES.get(explicit.rsplit(".", 1)[-1].lower(), "user") if explicit else message_role(item)
         if role is None and item.field("role") is not None:
-            role = ROLE_NAMES.get((literal_text(item.field("role") or NONE) or "user").lower(), "user")
+            role = "user"
         if role is None and item.type.endswith("Content"):
             role = "user"
         if role is not None:

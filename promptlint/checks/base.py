@@ -66,7 +66,8 @@ class StableAfter:
     def matters(self, context: RuleContext, shared_only: bool = False) -> bool:
         """Whether enough follows to lose; ``shared_only``: count only content shared across
         conversations (for a value that is itself the same for a whole conversation)."""
-        return (self.history and not shared_only) or self.unknown_length or self.chars >= context.min_stable_chars
+        return (self.history and not shared_only) or self.unknown_length or \
+            0 < self.chars >= context.min_stable_chars  # nothing at all after it loses nothing, whatever the setting
 
     def describe(self) -> str:
         pieces = []
