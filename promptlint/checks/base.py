@@ -66,8 +66,9 @@ class StableAfter:
     def matters(self, context: RuleContext, shared_only: bool = False) -> bool:
         """Whether enough follows to lose; ``shared_only``: count only content shared across
         conversations (for a value that is itself the same for a whole conversation)."""
-        return (self.history and not shared_only) or self.unknown_length or \
-            0 < self.chars >= context.min_stable_chars  # nothing at all after it loses nothing, whatever the setting
+        # Nothing at all after it loses nothing, whatever `min-stable-chars` says.
+        enough_text = self.chars > 0 and self.chars >= context.min_stable_chars
+        return (self.history and not shared_only) or self.unknown_length or enough_text
 
     def describe(self) -> str:
         pieces = []
