@@ -8,7 +8,7 @@ from pathlib import Path
 
 from promptlint.config import Config
 from promptlint.pipeline import analyze_for_report
-from promptlint.model import Finding
+from promptlint.model import Finding, Hole, Literal, Volatility
 from tests.conftest import write_tree
 from tests.integration_helpers import cli
 from tests.test_notebooks import notebook
@@ -512,3 +512,18 @@ def ask(question: str):
     # Only the assembly point's own judgement is left (a history is assumed after a system message).
     assert [f.call_site.api for f in result.findings] == ["system message (role dict)"]
     assert all("comes before  in" not in f.message for f in result.findings)
+
+
+def test_an_assistant_prefill_keeps_the_user_message_before_it_final() -> None:
+    """claude-cookbooks' classifiers end with `{"role": "assistant", "content": "<category>"}`: the
+    ticket in the user message before that prefill is the final turn, not an earlier one."""
+    from promptlint.analysis.layout import mark_final_user
+    from promptlint.model import Location, Part
+
+    where = Location("app.py", 1, 1, 1, 1)
+    ticket = Part("user", (Hole(Volatility.UNKNOWN, "ticket", where),), where)
+    prefill = Part("assistant", (Literal("<category>", where),), where)
+    assert [p.name for p in mark_final_user([Part("system", (), where), ticket, prefill])] == \
+        ["system", "final_user", "assistant"]
+    answered = Part("assistant", (Hole(Volatility.UNKNOWN, "reply", where),), where)
+    assert [p.name for p in mark_final_user([ticket, answered])] == ["user", "assistant"]

@@ -216,14 +216,14 @@ def content_text(content: Value, where: Location) -> tuple[Segment, ...]:
 
 
 def mark_final_user(parts: list[Part]) -> list[Part]:
-    """The last user message is the final turn: volatile text there busts nothing."""
-    for index in range(len(parts) - 1, -1, -1):
-        if parts[index].name == "user":
-            if index == len(parts) - 1:
-                parts[index] = replace(parts[index], name="final_user")
-            break
-        if parts[index].name not in ("user",):
-            break
+    """The last user message is the final turn: volatile text there busts nothing. A literal
+    assistant message after it is a prefill (`{"role": "assistant", "content": "{"}`), part of
+    this call's own ending, so the user message before it is still the final turn."""
+    last = len(parts) - 1
+    if last > 0 and parts[last].name == "assistant" and all(isinstance(s, Literal) for s in parts[last].segments):
+        last -= 1
+    if last >= 0 and parts[last].name == "user":
+        parts[last] = replace(parts[last], name="final_user")
     return parts
 
 
