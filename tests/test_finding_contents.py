@@ -83,7 +83,7 @@ def ask(question: str, history: list) -> str:
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
 ''')
-    assert (f.location.line, f.location.column) == (11, 19)
+    assert (f.location.line, f.location.column) == (11, 20)  # the `{now}` placeholder inside the string
     assert related(f) == [(8, 12, "`datetime.datetime.now` is called here"), (11, 40, "returned by `stamp()`"),
                           (11, 5, "assigned to `system`"), (12, 12, f"reaches the `{CALL}` call here")]
 

@@ -130,9 +130,6 @@ def test_jinja_expression_inside_a_block(tmp_path: Path) -> None:
     assert spans(tmp_path, "templates/system.j2") == [where(text, "{{now}}")]
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: a Python string constant's literal is located at its "
-                   "opening quote, so columns inside it (inline Jinja2, str.format) are one short per quote "
-                   "and prefix character (promptlint/analysis/evaluator.py, eval_Constant)")
 def test_inline_jinja_template_counts_from_the_string(tmp_path: Path) -> None:
     write_tree(tmp_path, INLINE_JINJA_APP)
     text = (tmp_path / "app.py").read_text(encoding="utf-8")

@@ -54,7 +54,7 @@ from promptlint.analysis.values import (
     unknown,
 )
 from promptlint.knowledge import Knowledge
-from promptlint.model import CacheBreakpoint, Hole, Literal, Origin, Step, Volatility
+from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Volatility
 
 MAX_DEPTH = 4
 COVERING_DEPTH = 2  # MAX_DEPTH minus reach.MAX_HOPS: from here, every reaching callee is still run
@@ -96,6 +96,16 @@ class Frame:
 
 BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
 BUILTIN_TYPES = frozenset({"dict", "str", "list", "tuple", "set", "int", "float", "bool", "bytes"})
+
+
+def _content_start(where: Location | None, source: str) -> Location | None:
+    """Where a string literal's text starts: after its prefix and opening quotes (three for a
+    triple-quoted string), so positions inside it (a template's placeholders) count from the text."""
+    quote = next((i for i, char in enumerate(source[:4]) if char in "'\""), None)
+    if where is None or quote is None:
+        return where
+    opening = 3 if source[quote:quote + 3] in ('"""', "'''") else 1
+    return replace(where, column=where.column + quote + opening)
 
 
 def _known_truth(value: Value) -> bool | None:
@@ -501,6 +511,8 @@ class Evaluator:
             return lit(node.value.decode("utf-8", "replace"), frame.module.location(node))
         if isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
             return Number((Literal(str(node.value), frame.module.location(node)),))
+        if isinstance(node.value, str):
+            return lit(node.value, _content_start(frame.module.location(node), frame.module.snippet(node)))
         return lit(str(node.value), frame.module.location(node))
 
     def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
