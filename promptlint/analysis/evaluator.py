@@ -512,7 +512,8 @@ class Evaluator:
         if isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
             return Number((Literal(str(node.value), frame.module.location(node)),))
         if isinstance(node.value, str):
-            return lit(node.value, _content_start(frame.module.location(node), frame.module.snippet(node)))
+            # Eight characters hold any prefix and opening quotes; a short snippet is not kept on the node.
+            return lit(node.value, _content_start(frame.module.location(node), frame.module.snippet(node, 8)))
         return lit(str(node.value), frame.module.location(node))
 
     def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
@@ -766,8 +767,7 @@ class Evaluator:
                 return Seq(left.items + right.items, left.order or right.order)
             if isinstance(left, Obj) and left.type == "langchain.chain":
                 return left  # `prompt | model | parser`: the parser does not change the prompt
-            if isinstance(left, TemplateVal) and left.kind == "langchain" or \
-                    isinstance(left, TemplateVal) and isinstance(right, Obj):
+            if isinstance(left, TemplateVal) and (left.kind == "langchain" or isinstance(right, Obj)):
                 # `prompt | model`: with a model we cannot see (`self.llm`), the chain still renders it.
                 return Obj("langchain.chain", (("prompt", left), ("model", right)))
         return self.join_unknown(node, frame, left, right)
@@ -1426,8 +1426,9 @@ class Evaluator:
                 self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs, others,
                                messages)
 
-    def rendered_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
-        """A message list rendered from a chat template (LangChain's ``format_prompt``)."""
+    def message_list(self, frame: Frame, node: ast.AST, what: str, messages: Value | None) -> None:
+        """A whole message list judged in its own order where it is built: handed to a wrapper that
+        sends it, or rendered from a chat template (LangChain's ``format_prompt``)."""
         if self.on_messages is not None and isinstance(messages, Seq) and messages.items \
                 and most_volatile(messages) is not None:
             self.on_messages(frame, node, what, messages)
@@ -1436,11 +1437,7 @@ class Evaluator:
                          frame: Frame, node: ast.Call) -> None:
         """A message list handed to a wrapper whose parameter becomes an LLM call's messages
         (``provider.chat_completion(messages)``): judged here, where the list is built."""
-        if self.on_messages is None:
-            return
-        value = _slot_value(slot, args, kwargs)
-        if isinstance(value, Seq) and value.items and most_volatile(value) is not None:
-            self.on_messages(frame, node, f"messages passed to {name}()", value)
+        self.message_list(frame, node, f"messages passed to {name}()", _slot_value(slot, args, kwargs))
 
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
                   derived: set[str] | None = None, inputs: set[str] | None = None,

@@ -240,7 +240,7 @@ def assembly_layout(what: str, text: Value, where: Location, function: str,
     call hands over the message list that follows it (``provider.chat(system, history)``)."""
     site = CallSite(where, f"{ASSEMBLY_API} ({what})", ASSEMBLY_PROVIDER, None, function)
     system = Part("system", content_text(text, where), where)
-    if isinstance(messages, (Seq, Unknown)):
+    if messages is not None:
         return PromptLayout(site, (system, *mark_final_user(message_parts(messages, where))))
     history = Hole(Volatility.UNKNOWN, "conversation history", where, is_history=True, assumption=ASSUMED_HISTORY)
     return PromptLayout(site, (system, Part("history", (history,), where)))

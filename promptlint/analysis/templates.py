@@ -736,7 +736,7 @@ def template_method(ev: "Evaluator", template: TemplateVal, name: str, args: lis
         if template.kind == "langchain":
             # A chat template rendered into messages is a whole prompt, wherever it is sent next
             # (a chat model chosen at runtime, a tool-bound model, a chain): judged here.
-            ev.rendered_messages(frame, node, f"chat template rendered by {name}()", rendered)
+            ev.message_list(frame, node, f"chat template rendered by {name}()", rendered)
         return rendered
     return unknown(frame.module.snippet(node), frame.module.location(node))
 
@@ -952,6 +952,6 @@ def langchain_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], 
         if name in ev.knowledge.apis and node is not None:
             ev.report_sink(frame, node, name, [messages], {}, model)
         elif isinstance(prompt, TemplateVal) and prompt.kind == "langchain" and node is not None:
-            ev.rendered_messages(frame, node, f"chat template rendered by a chain's {path}()", messages)
+            ev.message_list(frame, node, f"chat template rendered by a chain's {path}()", messages)
         return unknown("response", where)
     return unknown(path, where)

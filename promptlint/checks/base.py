@@ -63,6 +63,12 @@ class StableAfter:
     parts: tuple[str, ...]
     assumed: str | None = None  # set when the only history after it is assumed (a partial layout)
 
+    @property
+    def only_assumed(self) -> bool:
+        """Judged at an assembly point, where the history after it is assumed, with little known
+        text: whether a one-shot call loses anything is not known."""
+        return self.assumed is not None and self.chars < LONG_STABLE_CHARS
+
     def matters(self, context: RuleContext, shared_only: bool = False) -> bool:
         """Whether enough follows to lose; ``shared_only``: count only content shared across
         conversations (for a value that is itself the same for a whole conversation)."""

@@ -285,10 +285,9 @@ async def local_query(query, store, model_func):
             if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
                 continue
             severity, consequence = _severity(hole, after, layout, index, context)
-            only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
             message = (f"{describe_hole(hole)} comes before {after.describe()} in the "
                        f"`{layout.call.api}` prompt; {consequence}")
-            if only_assumed:
+            if after.only_assumed:
                 message += f" (assumed: {after.assumed})"
             yield self.finding(layout, layout_index, index, hole, severity, message)
 
@@ -299,8 +298,7 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
     loss is small, only assumed, or not paid today."""
     severity = SEVERITY_BY_VOLATILITY.get(hole.volatility, Severity.WARNING)
     consequence = CONSEQUENCES.get(hole.volatility, CONSEQUENCES[Volatility.PER_REQUEST])
-    only_assumed = after.assumed is not None and after.chars < LONG_STABLE_CHARS
-    if severity is Severity.ERROR and (not after.history or only_assumed) and after.chars < LONG_STABLE_CHARS:
+    if severity is Severity.ERROR and (not after.history or after.only_assumed) and after.chars < LONG_STABLE_CHARS:
         severity = Severity.WARNING
     if layout.call.provider in context.explicit_cache_providers and not has_breakpoint(layout):
         # Anthropic and Bedrock cache only at a breakpoint the caller marks: with none, nothing is
@@ -313,7 +311,7 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
         return min(severity, Severity.WARNING, key=lambda s: s.rank), (
             "this call marks no cache breakpoint, so nothing is cached as written; a breakpoint pays off "
             "only once the value moves after the stable part")
-    if only_assumed and after.chars < ASSUMED_HISTORY_MIN_CHARS:
+    if after.only_assumed and after.chars < ASSUMED_HISTORY_MIN_CHARS:
         # Judged at an assembly point with little known text after it: whether anything is lost
         # depends on a history that may not exist (one-shot calls), and text of unknown length
         # after it is as likely volatile as stable.
@@ -328,7 +326,7 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
         # (`Query: {q}` / one sentence / `{documents}`): moving it would save little.
         return Severity.INFO, (f"{consequence}; only {block:,} characters of stable text follow it before "
                                "other request content (info)")
-    if only_assumed:
+    if after.only_assumed:
         # Content looked up or derived for this request, judged where a system text is assembled
         # for a call we cannot see: such calls are mostly one-shot (a RAG answer, an extraction).
         return Severity.INFO, f"{consequence}; whether a conversation history follows is not known here (info)"

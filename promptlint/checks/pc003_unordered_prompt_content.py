@@ -40,7 +40,6 @@ from __future__ import annotations
 from typing import Iterable
 
 from promptlint.checks.base import (
-    LONG_STABLE_CHARS,
     Rule,
     RuleContext,
     describe_hole,
@@ -93,7 +92,7 @@ def ask(question: str):
             if not after.matters(context):
                 continue
             severity = Severity.ERROR
-            if after.assumed is not None and after.chars < LONG_STABLE_CHARS:
+            if after.only_assumed:
                 # Judged at an assembly point, with only a short known tail: a message built once
                 # and kept in the history (a "new tools" notice) is resent unchanged.
                 severity = Severity.INFO
