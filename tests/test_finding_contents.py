@@ -24,6 +24,9 @@ RULES = "Follow the refund policy and cite the section you used. " * 10
 '''
 CALL = "openai.chat.completions"
 PER_REQUEST = "every call misses the prefix cache from here on"
+# Said after any error or warning whose estimate loses nothing (promptlint.estimate.agree_with_estimate).
+ZERO_ESTIMATE = ("estimated loss: 0 tokens per call, since the stable text after it is below the providers' "
+                 "minimum cacheable prefix; it matters once more stable text follows it (warning)")
 MOVE = "move the volatile value after the stable parts (e.g. into the final user message)"
 
 
@@ -170,7 +173,7 @@ def ask(question: str) -> str:
         {"role": "user", "content": RULES + question}])
 ''')
     assert f.message == (f"per-request clock `datetime.now()` comes before 561 characters of stable text "
-                         f"(system prompt, final user message) in the `{CALL}` prompt; {PER_REQUEST}")
+                         f"(system prompt, final user message) in the `{CALL}` prompt; {PER_REQUEST}; {ZERO_ESTIMATE}")
 
 
 def test_value_before_the_users_text_in_the_final_message(tmp_path: Path) -> None:
@@ -182,7 +185,7 @@ def ask(question: str, topic: str) -> str:
         {"role": "user", "content": f"Sent at {datetime.now()}\\n" + RULES + question}])
 ''')
     assert f.message == (f"per-request clock `datetime.now()` comes before 560 characters of stable text "
-                         f"(final user message) in the `{CALL}` prompt; {PER_REQUEST}")
+                         f"(final user message) in the `{CALL}` prompt; {PER_REQUEST}; {ZERO_ESTIMATE}")
     assert (f.location.line, f.location.column) == (10, 48)
 
 
@@ -224,7 +227,7 @@ def test_min_stable_chars_is_inclusive(tmp_path: Path) -> None:
                 if f"`{CALL}` prompt" in f.message]
 
     assert at_the_call(32) == [f"per-request clock `datetime.now()` comes before 32 characters of stable text "
-                               f"(system prompt) in the `{CALL}` prompt; {PER_REQUEST}"]
+                               f"(system prompt) in the `{CALL}` prompt; {PER_REQUEST}; {ZERO_ESTIMATE}"]
     assert at_the_call(33) == []
 
 

@@ -1349,9 +1349,9 @@ class Evaluator:
     def assembly_by_shape(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
         """Assembly points recognised at any call, resolved or not: a `role=` system message, a
         call to an inferred wrapper, or a call passing a `system_prompt=`-like keyword."""
-        role = next((kwargs[k] for k in self.knowledge.role_keys if k in kwargs), None)
-        if role is not None and self.is_system_role(role):
-            self.assembled(frame, node, "role= keyword", self.message_text(kwargs.get, args))
+        role_key = next((k for k in self.knowledge.role_keys if k in kwargs), None)
+        if role_key is not None and self.is_system_role(kwargs[role_key]):
+            self.assembled(frame, node, f"{role_key}= keyword", self.message_text(kwargs.get, args))
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if called is None:

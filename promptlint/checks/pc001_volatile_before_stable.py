@@ -61,9 +61,10 @@ estimate's loss assumes the fix adds the breakpoint), and request-derived, retri
 content is `info` (it costs nothing today). A value inside an earlier user, assistant or tool
 message counts only literal text and a spliced history after it as lost: the messages written
 after it in the same list are this call's own content, and the turn itself is replayed as written.
-Whatever the scope, an `error` whose estimate loses less than a cache block (64 tokens) for every
-provider, with nothing of unknown length after it, is reported as a `warning` whose message gives
-the estimated loss and the reason (the stable text is below the providers' minimum). Values stored on an object in `__init__`
+Whatever the scope, an `error` or `warning` whose estimate loses less than a cache block (64
+tokens) for every provider, with nothing of unknown length after it, is reported as a `warning`
+whose message gives the estimated loss and the reason (the stable text is below the providers'
+minimum). Values stored on an object in `__init__`
 are assumed to live for one conversation. Unknown values (parameters, I/O) are not flagged unless
 they are derived from the final user turn, named like the request's input, or returned by a
 lookup. Inferred wrappers are matched by the callee's last name (every project

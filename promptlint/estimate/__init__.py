@@ -127,13 +127,12 @@ SMALLEST_MEANINGFUL_BOUND = 64  # tokens: below the smallest provider cache bloc
 
 
 def agree_with_estimate(finding: Finding) -> Finding:
-    """An error whose estimate loses less than a cache block for every provider, with nothing of
-    unknown length after it, is a warning, and its message says why and what would make it
-    matter: the severity never claims a loss the estimate denies. (With content of unknown length
-    after it, a history, the estimate is a lower bound and says nothing about the loss.)"""
+    """An error or warning whose estimate loses less than a cache block for every provider, with
+    nothing of unknown length after it, says so and what would make it matter, and is at most a
+    warning: the message and severity never claim a loss the estimate denies. (With content of
+    unknown length after it, a history, the estimate is a lower bound and says nothing.)"""
     estimate = finding.estimate
-    if finding.severity is not Severity.ERROR or estimate is None or not estimate.losses \
-            or estimate.unknown_length:
+    if finding.severity is Severity.INFO or estimate is None or not estimate.losses or estimate.unknown_length:
         return finding
     most = max(loss.lost_tokens_per_call for loss in estimate.losses)
     if most >= SMALLEST_MEANINGFUL_BOUND:
