@@ -39,7 +39,8 @@ REPORTER_TESTS = ["tests/test_integrations_formats.py", "tests/test_exact_output
                   "tests/test_internal_errors.py"]
 # What a finding says and how severe it is, for small programs through the analyzer (the rule
 # examples only check that a rule fires).
-RULE_TESTS = ["tests/test_finding_contents.py", "tests/test_pc001_severity.py", "tests/test_pc003_contents.py"]
+RULE_TESTS = ["tests/test_finding_contents.py", "tests/test_pc001_severity.py", "tests/test_pc003_contents.py",
+              "tests/test_rule_units.py"]
 MODULES: dict[str, list[str]] = {
     # rules and layout ordering
     "promptlint/checks/base.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
