@@ -8,7 +8,7 @@ the call's place fails here. PC008 reads files, not layouts: `test_pc008_*` belo
 
 from __future__ import annotations
 
-from promptlint.checks.base import RuleContext
+from promptlint.checks.base import SEVERITY_BY_VOLATILITY, VOLATILITY_WORDS, RuleContext
 from promptlint.checks.pc002_unstable_tool_order import UnstableToolOrder
 from promptlint.checks.pc004_unstable_json import UnstableJsonSerialization as UnstableJson
 from promptlint.checks.pc005_volatile_cache_key import VolatileCacheKey
@@ -118,6 +118,9 @@ def test_pc004_in_tools_counts_even_with_nothing_after_it() -> None:
                  "`json.dumps(spec)` serializes a dict whose key order changes between calls, before the "
                  "rest of the prompt in the `openai.chat.completions` prompt")]
     assert check(rule, layout(Part("system", (JSON_ORDER, Literal("short"))))) == []
+    # Each value is judged on its own: one with too little after it does not end the search.
+    assert [f.bust_index for f in check(rule, layout(Part("system", (JSON_ORDER, Literal("short"))),
+                                                     Part("tools", (JSON_ORDER,))))] == [2]
 
 
 # --- PC005 -----------------------------------------------------------------------------------
@@ -149,12 +152,20 @@ def test_pc006_blames_volatile_values_inside_tools_at_their_volatility() -> None
     ]
 
 
-def test_pc006_a_volatility_without_a_severity_is_a_warning() -> None:
+def test_every_volatile_scope_has_a_severity_and_words() -> None:
+    """The rules index these tables by the volatility of the values they blame."""
+    volatile = {v for v in Volatility if v.is_volatile}
+    assert set(SEVERITY_BY_VOLATILITY) == volatile
+    assert set(VOLATILITY_WORDS) == volatile
+
+
+def test_pc006_a_per_session_value_without_origin_is_info() -> None:
     rule = VolatileToolDefinition()
     session = Hole(Volatility.PER_SESSION, "session_id", at(24))
-    findings = check(rule, layout(Part("tools", (session,))))
-    assert [(f.severity, f.message.split(" inside")[0]) for f in findings] == [
-        (Severity.INFO, "per-session value `session_id`")]
+    assert check(rule, layout(Part("tools", (session,)))) == [expected(
+        rule, session, 0, Severity.INFO,
+        "per-session value `session_id` inside a tool definition of the `openai.chat.completions` call: tools "
+        "come first, so no part of the request can be cached")]
 
 
 # --- PC007 -----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from promptlint.model import (
 # Example sources: a string is the file "app.py"; a dict maps file names to contents.
 Example = str | dict[str, str]
 
+# Every volatile scope has one (rules index it; tests/test_rule_units.py checks the table is whole).
 SEVERITY_BY_VOLATILITY = {
     Volatility.PER_REQUEST: Severity.ERROR,
     Volatility.ORDER_UNSTABLE: Severity.ERROR,

@@ -297,7 +297,7 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
               context: RuleContext) -> tuple[Severity, str]:
     """How much this value costs, and the words for it: the scope's severity, lowered where the
     loss is small, only assumed, or not paid today."""
-    severity = SEVERITY_BY_VOLATILITY.get(hole.volatility, Severity.WARNING)
+    severity = SEVERITY_BY_VOLATILITY[hole.volatility]
     consequence = CONSEQUENCES.get(hole.volatility, CONSEQUENCES[Volatility.PER_REQUEST])
     if severity is Severity.ERROR and (not after.history or after.only_assumed) and after.chars < LONG_STABLE_CHARS:
         severity = Severity.WARNING

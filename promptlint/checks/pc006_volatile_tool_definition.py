@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from promptlint.checks.base import SEVERITY_BY_VOLATILITY, Rule, RuleContext, describe_hole, volatile_holes
-from promptlint.model import Finding, PromptLayout, Severity, Volatility
+from promptlint.model import Finding, PromptLayout, Volatility
 
 
 class VolatileToolDefinition(Rule):
@@ -66,7 +66,7 @@ def book(messages: list):
         for index, part, hole in volatile_holes(layout):
             if part != "tools" or hole.volatility is Volatility.ORDER_UNSTABLE:
                 continue
-            severity = SEVERITY_BY_VOLATILITY.get(hole.volatility, Severity.WARNING)
+            severity = SEVERITY_BY_VOLATILITY[hole.volatility]
             message = (f"{describe_hole(hole)} inside a tool definition of the `{layout.call.api}` "
                        "call: tools come first, so no part of the request can be cached")
             yield self.finding(layout, layout_index, index, hole, severity, message)

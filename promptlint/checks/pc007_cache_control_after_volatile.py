@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from promptlint.checks.base import SEVERITY_BY_VOLATILITY, Rule, RuleContext, breakpoints, describe_hole, volatile_holes
-from promptlint.model import Finding, PromptLayout, Severity
+from promptlint.model import Finding, PromptLayout
 
 
 class CacheControlAfterVolatile(Rule):
@@ -74,7 +74,7 @@ def reply(messages: list):
         for index, part, hole in volatile_holes(layout):
             if index > last_mark:
                 continue
-            severity = SEVERITY_BY_VOLATILITY.get(hole.volatility, Severity.WARNING)
+            severity = SEVERITY_BY_VOLATILITY[hole.volatility]
             message = (f"{describe_hole(hole)} comes before the cache breakpoint of the "
                        f"`{layout.call.api}` call: every call writes a new cache entry and none is read")
             yield self.finding(layout, layout_index, index, hole, severity, message)
