@@ -8,12 +8,15 @@ the call's place fails here. PC008 reads files, not layouts: `test_pc008_*` belo
 
 from __future__ import annotations
 
+import json
+
 from promptlint.checks.base import SEVERITY_BY_VOLATILITY, VOLATILITY_WORDS, RuleContext
 from promptlint.checks.pc002_unstable_tool_order import UnstableToolOrder
 from promptlint.checks.pc004_unstable_json import UnstableJsonSerialization as UnstableJson
 from promptlint.checks.pc005_volatile_cache_key import VolatileCacheKey
 from promptlint.checks.pc006_volatile_tool_definition import VolatileToolDefinition
 from promptlint.checks.pc007_cache_control_after_volatile import CacheControlAfterVolatile
+from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.model import (
     CacheBreakpoint,
     CallSite,
@@ -182,3 +185,95 @@ def test_pc007_blames_volatile_values_before_the_last_breakpoint() -> None:
         expected(rule, USER, 3, Severity.WARNING, words.format("per-user user-id `user_id`")),
     ]
     assert check(rule, layout(Part("system", (CLOCK, LONG)))) == []  # no breakpoint: PC001's to judge
+
+
+# --- PC008 -----------------------------------------------------------------------------------
+
+STAMPS_TIME = ("chat template stamps the current time (`{}`) at the top of every prompt the engine renders, "
+               "and the project never pins `date_string`")
+STAMPS_DATE = STAMPS_TIME.replace("current time", "current date")
+LOOP = "{% for m in messages %}{{ m.content }}{% endfor %}"
+
+
+def pc008(files: dict[str, str]) -> list[tuple[str, int, str, str]]:
+    findings = list(ChatTemplateDate().check_files(files))
+    for finding in findings:  # one place: the line, at column 1; no call but the engine's template
+        assert finding.location == Location(finding.location.path, finding.location.line, 1, finding.location.line, 1)
+        assert finding.call_site == CallSite(finding.location, "chat-template", "vllm")
+        assert (finding.rule, finding.name, finding.hint) == ("PC008", "chat-template-date", ChatTemplateDate.fix_hint)
+    return [(f.location.path, f.location.line, f.severity.value, f.message) for f in findings]
+
+
+def test_pc008_a_stamp_is_a_date_or_a_time_by_its_format() -> None:
+    template = ("{{ bos_token }}\n{% set d = strftime_now('%d %b %Y') %}\n{% set t = strftime_now(\"%H\") %}\n"
+                "{{ now() }}{{ utcnow( ) }}\n" + LOOP)
+    assert pc008({"chat.jinja": template}) == [
+        ("chat.jinja", 2, "warning", STAMPS_DATE.format("strftime_now('%d %b %Y'")),
+        ("chat.jinja", 3, "error", STAMPS_TIME.format('strftime_now("%H"')),
+        ("chat.jinja", 4, "error", STAMPS_TIME.format("now()")),  # no format: the engine's clock, to the minute
+        ("chat.jinja", 4, "error", STAMPS_TIME.format("utcnow( )")),
+    ]
+    for directive in ("%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "%s"):
+        found = pc008({"t.j2": f"{{{{ strftime_now('%d {directive}') }}}}{LOOP}"})
+        assert [severity for _, _, severity, _ in found] == ["error"], directive
+
+
+def test_pc008_reads_template_files_and_tokenizer_configs_only() -> None:
+    stamp = "{{ strftime_now('%d %b') }}" + LOOP
+    for name in ("a.jinja", "a.j2", "a.jinja2", "model/tokenizer_config.json"):
+        text = json.dumps({"chat_template": stamp}) if name.endswith(".json") else stamp
+        assert [path for path, *_ in pc008({name: text})] == [name]
+    for name in ("a.txt", "a.py", "config.json"):
+        assert pc008({name: stamp}) == [], name
+
+
+def test_pc008_tokenizer_config_shapes() -> None:
+    listed = {"chat_template": [{"name": "default", "template": "{{ strftime_now('%d') }}" + LOOP}, "junk",
+                                {"name": "tool_use"}]}
+    assert [line for _, line, _, _ in pc008({"tokenizer_config.json": json.dumps(listed)})] == [1]
+    escaped = json.dumps({"bos_token": "<s>", "chat_template": 'x {{ strftime_now("%d %b") }}' + LOOP}, indent=2)
+    # The stamp is found in the raw file, where JSON escapes its quotes: line 3.
+    assert [line for _, line, _, _ in pc008({"tokenizer_config.json": escaped})] == [3]
+    for text in ("[1, 2]", "{not json", json.dumps({"chat_template": 3}), json.dumps({"other": "now()"})):
+        assert pc008({"tokenizer_config.json": text}) == [], text
+
+
+def test_pc008_a_chat_template_renders_the_messages() -> None:
+    stamp = "{{ strftime_now('%d') }}"
+    for loop in ("{% for m in messages | selectattr('role') %}x{% endfor %}",
+                 "{% for m in messages[1:] %}x{% endfor %}", "{% for m in messages %}x{% endfor %}"):
+        assert len(pc008({"t.jinja": stamp + loop})) == 1, loop
+    for loop in ("{% for m in conversation.messages %}x{% endfor %}", "{% for m in turns %}messages{% endfor %}",
+                 "{% for m in messages %}x", "messages {{ stamp }}"):
+        assert pc008({"t.jinja": stamp + loop}) == [], loop
+    # No sign of a chat template at all (no messages, bos_token, generation prompt or header ids).
+    assert pc008({"t.jinja": stamp + "{% for m in rows %}x{% endfor %}"}) == []
+    assert len(pc008({"t.jinja": "{{ bos_token }}" + stamp + "{% for m in messages %}{% endfor %}"})) == 1
+
+
+def test_pc008_serve_scripts_of_date_stamping_models() -> None:
+    llama = "#!/bin/sh\nset -e\nvllm serve meta-llama/Llama-3.1-8B-Instruct --enable-prefix-caching\n"
+    assert pc008({"serve.sh": llama}) == [
+        ("serve.sh", 3, "warning", "vLLM serves `Llama-3.1-8B-Instruct` with its stock chat template, which "
+                                   "stamps today's date at the top of every prompt, and no `date_string` is pinned")]
+    entry = "python -m vllm.entrypoints.openai.api_server \\\n  --model ibm/granite-3.1-8b-instruct\n"
+    assert [line for _, line, _, _ in pc008({"run.sh": entry})] == [2]
+    assert pc008({"serve.sh": llama.replace("Llama-3.1", "Llama-3.0")}) == []
+    assert pc008({"serve.sh": llama.replace("--enable", "--chat-template ./t.jinja --enable")}) == []
+    assert pc008({"notes.md": "We use meta-llama/Llama-3.1-8B-Instruct.\n"}) == []  # not served here
+    oss = "\n\nvllm serve openai/gpt-oss-20b\n"
+    assert pc008({"serve.sh": oss}) == [
+        ("serve.sh", 3, "warning", "vLLM serves a gpt-oss model without VLLM_SYSTEM_START_DATE: the Harmony "
+                                   "system message stamps today's date at the top of every prompt")]
+
+
+def test_pc008_a_pinned_date_anywhere_in_the_project_silences_it() -> None:
+    template = {"t.jinja": "{{ strftime_now('%d') }}" + LOOP}
+    for pin in ("vllm serve m --default-chat-template-kwargs '{\"date_string\": \"1 Jan\"}'",
+                'client.chat.completions.create(extra_body={"chat_template_kwargs": {"date_string": d}})',
+                "export VLLM_SYSTEM_START_DATE=2025-01-01\nvllm serve openai/gpt-oss-20b"):
+        assert pc008({**template, "serve.sh": pin}) == [], pin
+    # Too far from the kwargs to be their value, or said inside a template itself: not a pin.
+    far = "chat_template_kwargs = {}\n" + "#" * 300 + "\ndate_string = 1\n"
+    assert len(pc008({**template, "app.py": far})) == 1
+    assert len(pc008({"t.jinja": "{# chat_template_kwargs date_string #}{{ strftime_now('%d') }}" + LOOP})) == 1
