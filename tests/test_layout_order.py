@@ -28,6 +28,7 @@ from promptlint.analysis.layout import (
 from promptlint.analysis.values import (
     NONE,
     Mapping,
+    Ref,
     Obj,
     Seq,
     Splice,
@@ -112,6 +113,17 @@ def test_build_layout_settings_prefer_a_volatile_hole_and_skip_missing_values() 
                                Setting("empty", Literal("", None)))
 
 
+def test_build_layout_reads_positions_and_the_receiver_for_parts_and_settings() -> None:
+    spec = ApiSpec("x.generate", "x", ("x",), None, (PartSpec("system", "@system", "text"),
+                                                      PartSpec("prompt", "#0", "text")), ("#1", "@user"))
+    owner = Obj("Client", (("system", lit("rules")), ("user", Obj("Thing"))))
+    layout = build_layout(spec, SITE, [lit("q"), Unknown(Hole(Volatility.UNKNOWN, "key", None))], {}, owner)
+    assert layout.parts == (Part("system", (Literal("rules"),), WHERE), Part("prompt", (Literal("q"),), WHERE))
+    # A value with no place of its own is placed at the call; one the analysis cannot read is named.
+    assert layout.settings == (Setting("#1", Hole(Volatility.UNKNOWN, "key", WHERE)),
+                               Setting("@user", Hole(Volatility.UNKNOWN, "@user", WHERE)))
+
+
 # --- parts by shape --------------------------------------------------------------------------
 
 
@@ -126,8 +138,9 @@ def test_tools_shape_renders_each_tool_with_its_order_hole_first_and_markers_aft
                         Literal('"x"'), At("}"), MARK, PARAM)
     placed = Hole(Volatility.ORDER_UNSTABLE, "set(...)", ELSEWHERE)
     assert tools_text(Seq((), order=placed), WHERE) == (placed,)
-    assert shape_parts("tools", "tools", unknown("tools"), WHERE) == [
+    assert shape_parts("tools", "tools", Obj("ToolBox"), WHERE) == [
         Part("tools", (Hole(Volatility.UNKNOWN, "tools", WHERE),), WHERE)]
+    assert tools_text(text(Literal("[...]"), CLOCK), WHERE) == (Literal("[...]"), CLOCK)
 
 
 def test_json_shape_renders_structures_and_formats_the_rest() -> None:
@@ -170,6 +183,7 @@ def test_block_segments_of_each_kind_of_block() -> None:
         Hole(Volatility.UNKNOWN, "text", WHERE),)
     assert block_segments(Obj("Image"), WHERE) == ()
     assert block_segments(unknown("img"), WHERE) == (Hole(Volatility.UNKNOWN, "img", WHERE),)
+    assert block_segments(Ref("os.environ"), WHERE) == (Hole(Volatility.UNKNOWN, "block", WHERE),)
     assert block_segments(Obj("Image", args=(lit("x"),)), WHERE) == ()
 
 
@@ -200,6 +214,10 @@ def test_gemini_contents_without_turns_are_one_user_turn() -> None:
     turns = Seq((Obj("types.Content", (("parts", Seq((lit("a"),))),)), Obj("types.Content", (("parts", lit("b")),))))
     assert shape_parts("contents", "contents", turns, WHERE) == [
         Part("user", (Literal("a"),), WHERE), Part("user", (Literal("b"),), WHERE)]  # build_layout marks the last
+    # One message with a role makes the list a list of turns: dicts, message classes, objects with a role.
+    for turn in (msg("user", lit("a")), Obj("HumanMessage", (("content", lit("a")),)),
+                 Obj("Msg", (("role", lit("user")), ("content", lit("a"))))):
+        assert shape_parts("contents", "contents", Seq((turn,)), WHERE) == [Part("user", (Literal("a"),), WHERE)]
     # The same strings as OpenAI messages are turns whose role is not known.
     assert shape_parts("messages", "messages", Seq((lit("a"),)), WHERE) == [Part("user", (Literal("a"),), WHERE)]
 
@@ -250,6 +268,8 @@ def test_role_and_content_of_message_objects_pairs_and_text() -> None:
     # An explicit role wins over the class name; an enum member is read by its last name.
     assert message_role_content(Obj("ChatMessage", (("role", lit("MessageRole.SYSTEM")), ("content", lit("s"))))) == (
         "system", lit("s"))
+    assert message_role_content(Obj("ChatMessage", (("role", lit("llama_index.MessageRole.SYSTEM")),))) == (
+        "system", NONE)
     assert message_role_content(Obj("ChatMessage", (("role", lit("wizard")), ("content", lit("w"))))) == (
         "user", lit("w"))
     assert message_role_content(Obj("Msg", (("role", unknown("r")), ("content", lit("c"))))) == ("user", lit("c"))
@@ -261,6 +281,7 @@ def test_role_and_content_of_message_objects_pairs_and_text() -> None:
     assert message_role_content(Seq((lit("Human"), lit("h")))) == ("user", lit("h"))
     assert message_role_content(Seq((lit("narrator"), lit("n")))) == (None, NONE)
     assert message_role_content(Seq((unknown("r"), lit("n")))) == (None, NONE)
+    assert message_role_content(Seq((lit("ai"), unknown("a")))) == ("assistant", unknown("a"))
     assert message_role_content(Seq((lit("system"), lit("s"), lit("x")))) == (None, NONE)
     assert message_role_content(lit("plain")) == ("user", lit("plain"))
     assert message_role_content(unknown("m")) == (None, NONE)
@@ -299,6 +320,8 @@ def test_assembly_layout_assumes_the_history_unless_the_messages_are_handed_over
         site, (Part("system", (Literal("s"),), WHERE), Part("history", (history_hole(PARAM),), WHERE),
                Part("final_user", (Literal("q"),), WHERE)))
     assert is_assembly(site)
+    assert assembly_layout("instructions=", Obj("Thing"), WHERE, "build").parts[0] == Part(
+        "system", (Hole(Volatility.UNKNOWN, "content", WHERE),), WHERE)
 
 
 def test_messages_layout_is_the_list_in_its_own_order() -> None:
@@ -325,6 +348,8 @@ def test_call_site_reads_the_model_from_the_call_or_the_client_object() -> None:
         assert call_site(None, None, SPEC, {}, owner, WHERE, "ask").model == "claude-y"  # type: ignore[arg-type]
     assert call_site(None, None, SPEC, {"model": unknown("m")}, None, WHERE, "ask").model is None  # type: ignore[arg-type]
     assert call_site(None, None, SPEC, {}, Obj("Client"), WHERE, "ask").model is None  # type: ignore[arg-type]
+    owner = Obj("ChatAnthropic", (("model", lit("claude-y")),))
+    assert call_site(None, None, SPEC, {"model": lit("claude-x")}, owner, WHERE, "ask").model == "claude-x"  # type: ignore[arg-type]
     unnamed = ApiSpec("x.y", "x", ("x",), None, ())
     owner = Obj("Client", (("model", lit("m")),))
     assert call_site(None, None, unnamed, {"model": lit("m")}, owner, WHERE, "f").model is None  # type: ignore[arg-type]

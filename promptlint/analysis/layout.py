@@ -99,7 +99,7 @@ def tools_text(value: Value, where: Location) -> tuple[Segment, ...]:
         if value.order is not None:
             segs.append(replace(value.order, location=value.order.location or where))
         for item in value.items:
-            segs.extend(render_json(item, where) if not isinstance(item, Splice) else (item.hole,))
+            segs.extend(render_json(item, where))  # a spliced run renders as its hole
             if isinstance(item, Mapping) and item.get("cache_control") is not None:
                 segs.append(CacheBreakpoint(where))
         return tuple(segs)
@@ -178,7 +178,7 @@ def history_hole(hole: Hole) -> Hole:
 def message_role_content(item: Value) -> tuple[str | None, Value]:
     if isinstance(item, Mapping):
         role_value = item.get("role")
-        role_text = literal_text(role_value) if role_value is not None else None
+        role_text = literal_text(role_value)
         content = item.get("content")
         if content is None:
             content = item.get("parts") or item.get("text") or NONE
@@ -187,19 +187,18 @@ def message_role_content(item: Value) -> tuple[str | None, Value]:
         return ROLE_NAMES.get(role_text.lower(), "user"), content
     if isinstance(item, Obj):
         # An explicit `role=` wins over the class's name (llama_index's `ChatMessage(role="system")`).
-        explicit = literal_text(item.field("role") or NONE) if item.field("role") is not None else None
-        role = ROLE_NAMES.get(explicit.rsplit(".", 1)[-1].lower(), "user") if explicit else message_role(item)
+        explicit = literal_text(item.field("role"))
+        role = ROLE_NAMES.get(explicit.rpartition(".")[2].lower()) if explicit else message_role(item)
         if role is None and item.field("role") is not None:
-            role = "user"
+            role = "user"  # a computed role, or a name we do not know
         if role is None and item.type.endswith("Content"):
             role = "user"
         if role is not None:
             content = item.field("content") or item.field("parts") or (item.args[0] if item.args else NONE)
             return role, content
-    if isinstance(item, Seq) and len(item.items) == 2 and literal_text(item.items[0]) is not None:
-        role = ROLE_NAMES.get((literal_text(item.items[0]) or "").lower())
-        if role:
-            return role, item.items[1]
+    first = literal_text(item.items[0]) if isinstance(item, Seq) and len(item.items) == 2 else None
+    if first is not None and first.lower() in ROLE_NAMES:  # a `("system", text)` pair
+        return ROLE_NAMES[first.lower()], item.items[1]  # type: ignore[union-attr]
     if isinstance(item, Text):
         return "user", item
     return None, NONE
@@ -259,8 +258,9 @@ def is_assembly(call: CallSite) -> bool:
 
 def call_site(node: ast.Call, module: object, spec: ApiSpec, kwargs: dict[str, Value], owner: Obj | None,
               location: Location, function: str) -> CallSite:
-    model_value = kwargs.get(spec.model) if spec.model else None
-    if model_value is None and owner is not None and spec.model:
-        model_value = owner.field(spec.model) or owner.field("model_name") or owner.field("model_id")
-    model = literal_text(model_value) if model_value is not None else None
-    return CallSite(location, spec.api, spec.provider, model, function)
+    model_value = None
+    if spec.model:
+        model_value = kwargs.get(spec.model)
+        if model_value is None and owner is not None:  # a client object that holds its model
+            model_value = owner.field(spec.model) or owner.field("model_name") or owner.field("model_id")
+    return CallSite(location, spec.api, spec.provider, literal_text(model_value), function)

@@ -297,8 +297,8 @@ def concat(*parts: tuple[Segment, ...]) -> Text:
     return Text(tuple(merged))
 
 
-def literal_text(value: Value) -> str | None:
-    """The exact text of a fully literal value, else None."""
+def literal_text(value: Value | None) -> str | None:
+    """The exact text of a fully literal value, else None (also for no value at all)."""
     if isinstance(value, Text) and all(isinstance(s, Literal) for s in value.segs):
         return "".join(s.text for s in value.segs)  # type: ignore[union-attr]
     return None
