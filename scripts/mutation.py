@@ -36,7 +36,8 @@ SCRATCH = REPO / ".mutation"
 
 # What a user sees, and the tests that are meant to catch a change of it.
 REPORTER_TESTS = ["tests/test_integrations_formats.py", "tests/test_exact_outputs.py",
-                  "tests/test_internal_errors.py", "tests/test_reporters_text_markdown.py"]
+                  "tests/test_internal_errors.py", "tests/test_reporters_text_markdown.py",
+                  "tests/test_reporters_sarif.py"]
 # What a finding says and how severe it is, for small programs through the analyzer (the rule
 # examples only check that a rule fires).
 RULE_TESTS = ["tests/test_finding_contents.py", "tests/test_pc001_severity.py", "tests/test_pc003_contents.py",
