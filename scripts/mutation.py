@@ -10,6 +10,11 @@ the tests that reach it.
     python scripts/mutation.py promptlint/baseline.py promptlint/reporters/sarif.py
     python scripts/mutation.py --quick [REF]       # only functions whose lines changed since REF (main)
     python scripts/mutation.py --parallel 2        # modules at once (default 2: one per core)
+    python scripts/mutation.py --survivors MODULE  # only the mutants that survived its last run
+
+mutmut keeps each module's results in its scratch copy and does not test a mutant of an unchanged
+function again, even when the tests changed: after adding tests, run `--survivors` (a killed
+mutant stays killed when tests are only added) to re-measure.
 
 Prints, per module, killed / total and every surviving mutant's name; `--summary FILE` also
 writes them as JSON. Run `cd .mutation/<module> && mutmut show NAME` to see a mutant's diff.
@@ -112,10 +117,13 @@ def scratch_copy(module: str, tests: list[str]) -> Path:
     return folder
 
 
-def run_module(module: str, names: list[str]) -> dict[str, object]:
+def run_module(module: str, names: list[str] | None) -> dict[str, object]:
     """One mutant at a time: with two forked children sharing a module's scratch copy, mutmut 3.8
-    reported mutants as surviving that kill a test when run alone (see docs/testing.md)."""
+    reported mutants as surviving that kill a test when run alone (see docs/testing.md).
+    ``names`` None: nothing to run (no survivors left), only report."""
     folder = scratch_copy(module, MODULES[module])
+    if names is None:
+        return collect(module, folder)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     command = ["nice", "-n", "10", sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names]
     with (folder / "mutmut.log").open("w", encoding="utf-8") as log:  # progress spinners: kept out of the report
@@ -169,12 +177,24 @@ def mutant_globs(module: str, functions: set[str]) -> list[str]:
             for glob in (f"{dotted}.x_{name}__mutmut_*", f"{dotted}.xǁ*ǁ{name}__mutmut_*")]
 
 
+def mutant_names(module: str, functions: set[str], survivors: bool) -> list[str] | None:
+    """What to run: every mutant (no names), those of some functions, or last run's survivors
+    (None when there are none)."""
+    if survivors:
+        folder = SCRATCH / module.replace("/", "__").removesuffix(".py")
+        names = list(collect(module, folder)["survived"]) if folder.exists() else []  # type: ignore[call-overload]
+        return names or None
+    return mutant_globs(module, functions) if functions else []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("modules", nargs="*", help="modules to mutate (default: all of MODULES)")
     parser.add_argument("--quick", nargs="?", const="main", metavar="REF",
                         help="only the functions whose lines changed since REF (default: main)")
     parser.add_argument("--parallel", type=int, default=2, help="modules mutated at once (default 2)")
+    parser.add_argument("--survivors", action="store_true",
+                        help="only the mutants that survived the module's last run (after adding tests)")
     parser.add_argument("--summary", type=Path, help="also write the results as JSON")
     args = parser.parse_args(argv)
     unknown = [m for m in args.modules if m not in MODULES]
@@ -188,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"no function of the mapped modules changed since {args.quick}")
             return 0
     with ThreadPoolExecutor(max(1, args.parallel)) as pool:
-        results = list(pool.map(lambda item: run_module(item[0], mutant_globs(*item) if item[1] else []),
+        results = list(pool.map(lambda item: run_module(item[0], mutant_names(*item, args.survivors)),
                                 selected.items()))
     killed = sum(int(r["killed"]) for r in results)  # type: ignore[call-overload]
     total = killed + sum(len(r["survived"]) for r in results)  # type: ignore[arg-type]
