@@ -131,7 +131,7 @@ def run_module(module: str, names: list[str] | None) -> dict[str, object]:
     return collect(module, folder)
 
 
-def collect(module: str, folder: Path) -> dict[str, object]:
+def collect(module: str, folder: Path, report: bool = True) -> dict[str, object]:
     """Killed, survived and other outcomes of the module's mutants (``mutmut results --all``)."""
     done = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=folder,
                           capture_output=True, text=True, check=False)
@@ -145,9 +145,10 @@ def collect(module: str, folder: Path) -> dict[str, object]:
     other = sorted(f"{n}: {s}" for n, s in status.items() if s not in ("killed", "survived"))
     total = len(killed) + len(survived)
     score = round(100 * len(killed) / total, 1) if total else None
-    print(f"{module}: {len(killed)}/{total} killed ({score} %); {len(other)} not run or timed out")
-    for name in survived:
-        print(f"  survived {name}")
+    if report:
+        print(f"{module}: {len(killed)}/{total} killed ({score} %); {len(other)} not run or timed out")
+        for name in survived:
+            print(f"  survived {name}")
     return {"module": module, "killed": len(killed), "survived": survived, "other": other, "score": score}
 
 
@@ -182,7 +183,7 @@ def mutant_names(module: str, functions: set[str], survivors: bool) -> list[str]
     (None when there are none)."""
     if survivors:
         folder = SCRATCH / module.replace("/", "__").removesuffix(".py")
-        names = list(collect(module, folder)["survived"]) if folder.exists() else []  # type: ignore[call-overload]
+        names = list(collect(module, folder, report=False)["survived"]) if folder.exists() else []  # type: ignore[call-overload]
         return names or None
     return mutant_globs(module, functions) if functions else []
 
