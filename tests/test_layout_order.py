@@ -138,6 +138,8 @@ def test_tools_shape_renders_each_tool_with_its_order_hole_first_and_markers_aft
                         Literal('"x"'), At("}"), MARK, PARAM)
     placed = Hole(Volatility.ORDER_UNSTABLE, "set(...)", ELSEWHERE)
     assert tools_text(Seq((), order=placed), WHERE) == (placed,)
+    assert shape_parts("tools", "tools", Seq((Mapping((("cache_control", NONE),)),)), WHERE) == [
+        Part("tools", (At("{"), At('"cache_control": '), At("null"), At("}"), MARK), WHERE)]
     assert shape_parts("tools", "tools", Obj("ToolBox"), WHERE) == [
         Part("tools", (Hole(Volatility.UNKNOWN, "tools", WHERE),), WHERE)]
     assert tools_text(text(Literal("[...]"), CLOCK), WHERE) == (Literal("[...]"), CLOCK)
@@ -208,9 +210,9 @@ def test_gemini_contents_without_turns_are_one_user_turn() -> None:
         Part("user", (Literal("Describe "),), WHERE),
         Part("message", (Hole(Volatility.UNKNOWN, "message", WHERE, is_history=True),), WHERE),
         Part("history", (history_hole(PARAM),), WHERE)]
-    parts = Seq((lit("Describe "), Mapping((("text", text(CLOCK)),)), Obj("Image")))
+    parts = Seq((lit("Describe "), Mapping((("text", text(CLOCK)),)), Obj("Image"), Obj("Part", (("text", Obj("Uri")),))))
     assert shape_parts("contents", "contents", parts, WHERE) == [
-        Part("final_user", (Literal("Describe "), CLOCK), WHERE)]
+        Part("final_user", (Literal("Describe "), CLOCK, Hole(Volatility.UNKNOWN, "text", WHERE)), WHERE)]
     turns = Seq((Obj("types.Content", (("parts", Seq((lit("a"),))),)), Obj("types.Content", (("parts", lit("b")),))))
     assert shape_parts("contents", "contents", turns, WHERE) == [
         Part("user", (Literal("a"),), WHERE), Part("user", (Literal("b"),), WHERE)]  # build_layout marks the last
@@ -225,7 +227,7 @@ def test_gemini_contents_without_turns_are_one_user_turn() -> None:
 def test_message_parts_keep_the_list_order_histories_and_unknown_turns() -> None:
     order = Hole(Volatility.ORDER_UNSTABLE, "set(...)", ELSEWHERE)
     messages = Seq((msg("system", lit("rules")), Splice(PARAM), Splice(CLOCK), unknown("task"), Obj("Thing"),
-                    msg("user", lit("q"))), order=order)
+                    msg("user", Obj("Thing"))), order=order)
     assert message_parts(messages, WHERE) == [
         Part("history", (order,), WHERE),
         Part("system", (Literal("rules"),), WHERE),
@@ -233,7 +235,7 @@ def test_message_parts_keep_the_list_order_histories_and_unknown_turns() -> None
         Part("history", (CLOCK,), WHERE),
         Part("message", (Hole(Volatility.UNKNOWN, "task", None, is_history=True),), WHERE),
         Part("message", (Hole(Volatility.UNKNOWN, "message", WHERE, is_history=True),), WHERE),
-        Part("user", (Literal("q"),), WHERE),
+        Part("user", (Hole(Volatility.UNKNOWN, "content", WHERE),), WHERE),
     ]
     assert message_parts(Unknown(PARAM), WHERE) == [Part("history", (history_hole(PARAM),), WHERE)]
     assert message_parts(lit("q"), WHERE) == [Part("final_user", (Literal("q"),), WHERE)]
@@ -301,6 +303,9 @@ def test_the_last_user_message_is_the_final_turn_before_a_literal_prefill() -> N
     assert mark_final_user([system, user]) == [system, final]
     assert mark_final_user([user]) == [final]
     assert mark_final_user([system, user, prefill]) == [system, final, prefill]
+    assert mark_final_user([user, prefill]) == [final, prefill]
+    history = Part("history", (PARAM,))
+    assert mark_final_user([system, history, user, prefill]) == [system, history, final, prefill]
     assert mark_final_user([system, user, open_reply]) == [system, user, open_reply]
     assert mark_final_user([user, system]) == [user, system]
     assert mark_final_user([prefill]) == [prefill]

@@ -13,7 +13,6 @@ from promptlint.analysis.values import (
     Obj,
     Seq,
     Splice,
-    TemplateVal,
     Text,
     Unknown,
     Value,
@@ -70,27 +69,22 @@ def build_layout(spec: ApiSpec, call: CallSite, args: list[Value], kwargs: dict[
         if value is not None and not isinstance(value, NoneVal):
             segs = as_text(value, call.location, name)
             hole = next((s for s in segs if isinstance(s, Hole) and s.volatility.is_volatile), None)
-            settings.append(Setting(name, hole or (segs[0] if segs else Literal("", None))))
+            settings.append(Setting(name, hole or (segs[0] if segs else Literal(""))))
     return PromptLayout(call, tuple(parts), tuple(settings))
 
 
 def shape_parts(name: str, shape: str, value: Value, where: Location) -> list[Part]:
     if shape == "tools":
         return [Part("tools", tools_text(value, where), where)]
-    if shape == "json":
-        return [Part(name, render_json(value, where) if isinstance(value, (Seq, Mapping))
-                     else as_text(value, where, name), where)]
     if shape == "blocks":
         return [Part(name, blocks_text(value, where), where)]
     if shape in ("messages", "contents", "converse_messages"):
-        if isinstance(value, Text) or isinstance(value, TemplateVal):
-            return [Part("final_user", as_text(value, where, name), where)]
         if shape == "contents" and isinstance(value, Seq) and not any(map(_is_turn, value.items)):
             # Gemini: a list of strings, images and parts is the parts of one user turn, not turns.
             return [Part("final_user", tuple(seg for item in value.items for seg in block_segments(item, where)),
                          where)]
         return message_parts(value, where)
-    return [Part(name, as_text(value, where, name), where)]
+    return [Part(name, as_text(value, where, name), where)]  # text, and json: structures render as JSON
 
 
 def tools_text(value: Value, where: Location) -> tuple[Segment, ...]:
@@ -139,7 +133,7 @@ def block_segments(block: Value, where: Location) -> tuple[Segment, ...]:
 def message_parts(value: Value, where: Location) -> list[Part]:
     if isinstance(value, Unknown):
         return [Part("history", (history_hole(value.hole),), where)]
-    if not isinstance(value, Seq):
+    if not isinstance(value, Seq):  # a string or a template: the user's turn
         return [Part("final_user", as_text(value, where, "input"), where)]
     parts: list[Part] = []
     if value.order is not None:
@@ -258,9 +252,9 @@ def is_assembly(call: CallSite) -> bool:
 
 def call_site(node: ast.Call, module: object, spec: ApiSpec, kwargs: dict[str, Value], owner: Obj | None,
               location: Location, function: str) -> CallSite:
-    model_value = None
-    if spec.model:
-        model_value = kwargs.get(spec.model)
-        if model_value is None and owner is not None:  # a client object that holds its model
-            model_value = owner.field(spec.model) or owner.field("model_name") or owner.field("model_id")
+    if not spec.model:
+        return CallSite(location, spec.api, spec.provider, None, function)
+    model_value = kwargs.get(spec.model)
+    if model_value is None and owner is not None:  # a client object that holds its model
+        model_value = owner.field(spec.model) or owner.field("model_name") or owner.field("model_id")
     return CallSite(location, spec.api, spec.provider, literal_text(model_value), function)
