@@ -227,3 +227,11 @@ def test_markdown_escaping_and_code_spans() -> None:
     assert code("two\n lines") == "`two lines`"
     assert message("use `sorted(x)` *now*") == "use `sorted(x)` \\*now\\*"
     assert message("odd ` quote *") == "odd \\` quote \\*"  # unbalanced: no code spans at all
+
+
+def test_markdown_shows_any_loss_above_zero() -> None:
+    cheap = Estimate(40, "o200k_base", True, losses=(ProviderLoss("openai", "gpt-4o-mini", 40, 0.01, 0.5, 50.0,
+                                                                  "2026-10-01"),))
+    lines = render_markdown(AnalysisResult((finding("a.py", estimate=cheap),), ()), Config()).splitlines()
+    assert f"| `openai/gpt-4o-mini` | {format_usd(0.5)} | 1 |" in lines
+    assert any(line.endswith(f"| {format_usd(0.5)} (openai) |") for line in lines)
