@@ -4,10 +4,13 @@ born, the steps it takes, the call it reaches, the estimate, the fix; the summar
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from promptlint import colors
 from promptlint.config import Config
 from promptlint.estimate import format_estimate, format_usd
 from promptlint.model import (
@@ -104,6 +107,12 @@ def test_text_frame_edges_and_optional_lines(tmp_path: Path) -> None:
                           "  > 5 | client.chat.completions.create(messages=messages)",
                           "      |        ^"]
     assert f"   reaches  {path}:5:1  openai.chat.completions" in lines
+    longer = Location(path, 3, 8, 4, 20)  # runs on to the next line: one caret, whatever its end column
+    lines = render_text(AnalysisResult((finding(path, location=longer),), ()), Config()).splitlines()
+    assert lines[3] == "      |        ^"
+    past_the_end = Location(path, 6, 1, 6, 5)  # a line after the last (a file that changed since)
+    lines = render_text(AnalysisResult((finding(path, location=past_the_end),), ()), Config()).splitlines()
+    assert lines[1].startswith("   born at")
     beyond = Location(path, 40, 1, 40, 5)
     lines = render_text(AnalysisResult((finding(path, location=beyond),), ()), Config()).splitlines()
     assert lines[1].startswith("   born at") and not any(" | " in line for line in lines)
@@ -235,3 +244,39 @@ def test_markdown_shows_any_loss_above_zero() -> None:
     lines = render_markdown(AnalysisResult((finding("a.py", estimate=cheap),), ()), Config()).splitlines()
     assert f"| `openai/gpt-4o-mini` | {format_usd(0.5)} | 1 |" in lines
     assert any(line.endswith(f"| {format_usd(0.5)} (openai) |") for line in lines)
+
+
+def test_text_in_a_notebook_frames_the_cell(tmp_path: Path) -> None:
+    notebook = tmp_path / "nb.ipynb"
+    cells = [{"cell_type": "code", "source": ["import os\n"], "metadata": {}, "outputs": [], "execution_count": None},
+             {"cell_type": "code", "source": ["a = 1\n", "b = now()\n", "c = 3\n"], "metadata": {}, "outputs": [],
+              "execution_count": None}]
+    notebook.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+                        encoding="utf-8")
+    where = Location(str(notebook), 2, 5, 2, 10, cell=2)
+    lines = render_text(AnalysisResult((finding(str(notebook), location=where),), ()), Config()).splitlines()
+    assert lines[0].startswith(f"{notebook}:cell 2:2:5: PC001")
+    assert lines[1:5] == ["    1 | a = 1", "  > 2 | b = now()", "      |     ^^^^^", "    3 | c = 3"]
+
+
+def test_text_colors_styles_only_what_promptlint_styles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--color always` without FORCE_COLOR: promptlint's own styles, and no highlighting of numbers
+    or strings, no emoji codes turned into pictures, no wrapping of a long line."""
+    monkeypatch.delenv("NO_COLOR")
+    colors.set_mode("always")
+    try:
+        long = finding("a.py", location=Location("a.py", 1, 1, 1, 2))
+        long = replace(long, message="costs 1,234 tokens 'here' :thumbs_up: " + "x" * 200)
+        out = render_text(AnalysisResult((long,), ()), Config(), summary=False)
+    finally:
+        colors.set_mode("auto")
+    header = out.splitlines()[0]
+    assert "\x1b[1;31mPC001\x1b[0m" in header  # bold red, as set for errors
+    assert "costs 1,234 tokens 'here' :thumbs_up: " + "x" * 200 + " " in header  # no highlight, no emoji, one line
+    colors.set_mode("never")
+    try:
+        monkeypatch.setenv("FORCE_COLOR", "1")
+        plain = render_text(AnalysisResult((long,), ()), Config(), summary=False)
+    finally:
+        colors.set_mode("auto")
+    assert "\x1b[" not in plain

@@ -4,7 +4,6 @@ what it costs (estimated), and a one-line fix hint. No wrapping when stdout is n
 from __future__ import annotations
 
 import io
-import sys
 from functools import lru_cache
 
 from rich.console import Console
@@ -37,11 +36,11 @@ def _file_lines(path: str) -> tuple[str, ...]:
 
 def make_console(buffer: io.StringIO) -> Console:
     """Colors as ``promptlint.colors`` decides (``--color``, NO_COLOR, FORCE_COLOR, a terminal);
-    no wrapping when stdout is not a terminal."""
-    terminal = sys.stdout.isatty()
-    color = colors.wanted(sys.stdout)
-    return Console(file=buffer, force_terminal=color, no_color=not color, highlight=False,
-                   soft_wrap=True, width=None if terminal else 10_000, emoji=False)
+    never wrapped (soft wrap: a terminal folds long lines itself, and paths stay whole), no
+    highlighting or emoji codes beyond promptlint's own styles."""
+    color = colors.wanted()
+    return Console(file=buffer, force_terminal=color, no_color=not color, highlight=False, soft_wrap=True,
+                   emoji=False)
 
 
 def render_text(result: AnalysisResult, config: Config, summary: bool = True) -> str:
@@ -84,12 +83,9 @@ def render_finding(console: Console, finding: Finding) -> None:
 
 
 def estimate_line(finding: Finding) -> str:
-    try:
-        from promptlint.estimate import format_estimate
-    except ImportError:
-        estimate = finding.estimate
-        return f"~{estimate.lost_tokens_per_call} tokens lost per call (estimate)" if estimate else ""
-    return format_estimate(finding.estimate)  # type: ignore[arg-type]
+    from promptlint.estimate import format_estimate  # the estimator loads tokenizers: only when shown
+
+    return format_estimate(finding.estimate)
 
 
 def code_frame(console: Console, finding: Finding) -> None:
@@ -106,10 +102,9 @@ def code_frame(console: Console, finding: Finding) -> None:
     width = len(str(loc.line + CONTEXT_LINES))
     for number in range(first, min(len(lines), loc.line + CONTEXT_LINES) + 1):
         marker = ">" if number == loc.line else " "
-        console.print(f"  {marker} {number:>{width}} | {escape(lines[number - 1])}", highlight=False)
-        if number == loc.line:
-            end = loc.end_column if loc.end_line == loc.line and loc.end_column > loc.column else loc.column + 1
-            carets = "^" * max(1, end - loc.column)
+        console.print(f"  {marker} {number:>{width}} | {escape(lines[number - 1])}")
+        if number == loc.line:  # under the value's range on this line; one caret for an empty or longer one
+            carets = "^" * max(1, loc.end_column - loc.column) if loc.end_line == loc.line else "^"
             console.print(f"    {' ' * width} | {' ' * (loc.column - 1)}[{STYLE[finding.severity]}]{carets}[/]")
 
 
