@@ -277,3 +277,25 @@ def test_pc008_a_pinned_date_anywhere_in_the_project_silences_it() -> None:
     far = "chat_template_kwargs = {}\n" + "#" * 300 + "\ndate_string = 1\n"
     assert len(pc008({**template, "app.py": far})) == 1
     assert len(pc008({"t.jinja": "{# chat_template_kwargs date_string #}{{ strftime_now('%d') }}" + LOOP})) == 1
+
+
+def test_pc008_each_stamp_on_its_own_line_and_prose_around_code() -> None:
+    twice = "{{ strftime_now('%d') }}\n" + LOOP + "\n{{ strftime_now('%d') }}\n"
+    assert [line for _, line, _, _ in pc008({"t.jinja": twice})] == [1, 3]
+    # Prose right after a tag, and prose before a real stamp, are not stamps and stop nothing.
+    assert pc008({"t.jinja": "{{ bos_token }}now() is prose " + LOOP}) == []
+    assert [line for _, line, _, _ in pc008({"t.jinja": "Never call now().\n{{ strftime_now('%d') }}" + LOOP})] == [2]
+
+
+def test_pc008_finds_the_stamp_in_the_raw_json_past_other_mentions() -> None:
+    escaped = json.dumps({"note": "strftime_now is used below",
+                          "chat_template": '{{ strftime_now("%d %b") }}' + LOOP}, indent=2)
+    assert [line for _, line, _, _ in pc008({"tokenizer_config.json": escaped})] == [3]
+    unicode_quotes = escaped.replace('\\"%d %b\\"', "\\u0027%d %b\\u0027").replace("strftime_now is", "it is")
+    assert "\\u0027" in unicode_quotes
+    assert [line for _, line, _, _ in pc008({"tokenizer_config.json": unicode_quotes})] == [3]
+
+
+def test_pc008_named_templates_that_are_not_text_are_skipped() -> None:
+    listed = {"chat_template": [{"name": "broken", "template": 3}, {"template": "{{ now() }}" + LOOP}]}
+    assert [severity for _, _, severity, _ in pc008({"tokenizer_config.json": json.dumps(listed)})] == ["error"]

@@ -113,14 +113,17 @@ class ChatTemplateDate(Rule):
 
     def _stamps(self, path: str, text: str, template: str) -> Iterable[Finding]:
         spans = _code_spans(template)
+        after = 0  # the next stamp sits after the previous one in the raw file too
         for match in STAMP.finditer(template):
             if not any(start <= match.start() < end for start, end in spans):
                 continue  # `now()` in the template's prose is text the model reads, not a call
-            fmt = match.group("fmt") or "%H:%M"
-            per_time = any(d in fmt for d in TIME_DIRECTIVES)
+            fmt = match.group("fmt")
+            per_time = fmt is None or any(d in fmt for d in TIME_DIRECTIVES)  # `now()`: a full timestamp
             severity = Severity.ERROR if per_time else Severity.WARNING
             stamp = "time" if per_time else "date"
-            line = _line_of(text, _raw_offset(text, match.group(0)))
+            offset = _raw_offset(text, match.group(0), after)
+            after = offset + 1
+            line = _line_of(text, offset)
             yield self._finding(path, line, severity,
                                 f"chat template stamps the current {stamp} (`{match.group(0)}`) at the top "
                                 "of every prompt the engine renders, and the project never pins `date_string`")
@@ -142,8 +145,9 @@ def _template_text(path: str, text: str) -> str | None:
         except (ValueError, RecursionError):  # a hostile file may nest 100,000 levels deep
             return None
         template = data.get("chat_template") if isinstance(data, dict) else None
-        if isinstance(template, list):
-            template = "\n".join(t.get("template", "") for t in template if isinstance(t, dict))
+        if isinstance(template, list):  # named templates: [{"name": ..., "template": ...}]
+            template = "\n".join(t["template"] for t in template if isinstance(t, dict)
+                                 and isinstance(t.get("template"), str))
         return template if isinstance(template, str) else None
     if path.endswith((".jinja", ".j2", ".jinja2")) and CHAT_TEMPLATE_HINT.search(text) and _loops_over_messages(text):
         return text
@@ -170,22 +174,21 @@ def _loops_over_messages(text: str) -> bool:
     for loop in tree.find_all(nodes.For):
         source = loop.iter
         while isinstance(source, (nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Call)):
-            if isinstance(source, nodes.Name):
-                break
-            source = getattr(source, "node", None)
+            source = source.node  # `messages[1:]`, `messages | selectattr(...)`: down to the name
         if isinstance(source, nodes.Name) and source.name == "messages":
             return True
     return False
 
 
-def _raw_offset(text: str, stamp: str) -> int:
-    """Where a stamp found in a decoded template sits in the raw file (JSON escapes quotes)."""
+def _raw_offset(text: str, stamp: str, start: int) -> int:
+    """Where a stamp found in a decoded template sits in the raw file, at or after ``start``: as
+    written, with JSON-escaped quotes, or (other escapes) by its function name."""
     for candidate in (stamp, stamp.replace('"', '\\"'), stamp.split("(")[0]):
-        found = text.find(candidate)
+        found = text.find(candidate, start)
         if found >= 0:
             return found
-    return 0
+    return start
 
 
 def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, max(offset, 0)) + 1
+    return text[:offset].count("\n") + 1
