@@ -143,6 +143,10 @@ def test_info_findings_neither_find_busts_nor_violate_safe_labels() -> None:
     info = score.Finding("acme/shop", "shop/app.py", 12, "PC001", "info", "m")
     result = score.score([bust, safe], [info], judged={})
     assert result.missed == [bust] and not result.violated and not result.findings
+    # ... but a missed bust they point at is listed as seen at info, apart from the recall.
+    assert result.seen_at_info == {bust.id: [info]}
+    assert score.summary(result, lines=100)["seen_at_info"] == 1
+    assert score.summary(result, lines=100)["found"] == 0
 
 
 @pytest.mark.parametrize(("change", "complaint"), [

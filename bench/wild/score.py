@@ -89,6 +89,9 @@ class Score:
     judged_true: list[Finding] = field(default_factory=list)
     judged_false: list[tuple[Finding, str]] = field(default_factory=list)
     unjudged: list[Finding] = field(default_factory=list)
+    # Busts an info finding points at while no warning or error does: seen by the analysis, but
+    # judged too small or too uncertain to report by default (never counted as found).
+    seen_at_info: dict[str, list[Finding]] = field(default_factory=dict)
 
 
 def _span(value: Any, where: str) -> tuple[int, int]:
@@ -198,6 +201,9 @@ def score(labels: list[Label], findings: list[Finding], judged: dict[tuple[str, 
                 result.found[label.id] = hits
             else:
                 result.missed.append(label)
+                infos = [f for f in findings if f.severity == "info" and matches(f, label)]
+                if infos:
+                    result.seen_at_info[label.id] = infos
         elif hits:
             result.violated[label.id] = hits
     for finding in counted:
@@ -242,6 +248,7 @@ def summary(result: Score, lines: int) -> dict[str, Any]:
         "labels": {"bust": len(busts), "safe": len(safes)},
         "recall": ratio(len(result.found), len(busts)),
         "found": len(result.found),
+        "seen_at_info": len(result.seen_at_info),
         "safe_violated": len(result.violated),
         "label_precision": ratio(len(result.found), len(result.found) + len(result.violated)),
         "findings": len(result.findings),
@@ -320,7 +327,7 @@ def run_promptlint(command: list[str], tree: Path) -> tuple[dict[str, Any], floa
     """`check --format json` run inside the tree, so reported paths are relative to it."""
     started = time.perf_counter()
     done = subprocess.run(
-        [*command, "check", "--format", "json", "--no-cache", "--fail-on", "error", "."],
+        [*command, "check", "--format", "json", "--no-cache", "--fail-on", "error", "--show-info", "."],
         capture_output=True, text=True, cwd=tree,
     )
     elapsed = time.perf_counter() - started
@@ -339,6 +346,7 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
     print(f"bench/wild: {data['repos']} repositories with labels, {data['labels']['bust']} bust labels, "
           f"{data['labels']['safe']} safe labels, {data['lines']:,} Python lines analyzed")
     print(f"recall   {_pct(data['recall'])}  ({data['found']} of {data['labels']['bust']} busts found)")
+    print(f"missed busts an info finding points at: {data['seen_at_info']} (not counted as found)")
     print(f"safe look-alikes flagged: {data['safe_violated']} of {data['labels']['safe']}")
     print(f"precision over judged findings {_pct(data['precision'])}  ({data['judged_true']} true of "
           f"{data['judged']} judged; {data['unjudged']} of {data['findings']} findings not judged yet)")
@@ -362,7 +370,10 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
     if result.missed:
         print("\nmissed busts:")
         for label in result.missed:
-            print(f"  {label.id:24} {label.repo} {label.lands_path}:{label.lands[0]} [{label.reach}/{label.kind}] {label.reason}")
+            info = result.seen_at_info.get(label.id)
+            seen = f" (info at {info[0].path}:{info[0].line})" if info else ""
+            print(f"  {label.id:24} {label.repo} {label.lands_path}:{label.lands[0]} [{label.reach}/{label.kind}]{seen} "
+                  f"{label.reason}")
     if result.violated:
         print("\nsafe look-alikes flagged:")
         for label_id, hits in result.violated.items():
@@ -484,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
         findings += findings_from_report(repo, report, prefix)
         per_repo[repo] = {
             "files": report["summary"]["files_analyzed"], "lines": count_python_lines(analyzed),
-            "seconds": round(seconds, 2), "findings": len(report["findings"]), "errors": len(report["errors"]),
+            "seconds": round(seconds, 2), "errors": len(report["errors"]),
+            "findings": sum(f["severity"] in COUNTED_SEVERITIES for f in report["findings"]),
             "call_sites": report["summary"].get("call_sites"), "snapshot_missing_files": missing,
             **{f"{name}_seconds": round(_time_peer(executable, analyzed), 2) for name, executable in peers.items()},
         }
