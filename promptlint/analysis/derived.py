@@ -20,6 +20,8 @@ from promptlint.analysis.index import nodes_of
 from promptlint.analysis.summaries import target_names
 from promptlint.model import Hole, Origin, Part, PromptLayout, Volatility
 
+# Statements and expressions that bind names: assignments, loop targets, `with ... as`, `:=`.
+BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
 WORD = re.compile(r"[A-Za-z_]\w*")
 ASSIGNED = re.compile(r"assigned to `([A-Za-z_][\w.]*)`")
 NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
@@ -64,13 +66,14 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
     user-message constructor or a wrapper's user slot: last name -> ``#i`` / ``=name`` slots),
     ``HumanMessage(question)``, ``builder.add_user_message(query)``."""
     found: set[str] = set()
-    for node in nodes_of(function, ast.Dict):
-        values = {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
-        role = values.get("role")
-        if isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles:
-            content = next((values[k] for k in content_keys if k in values), None)
-            found |= _text_names(content) if content is not None else set()
-    for call in nodes_of(function, ast.Call):
+    for call in nodes_of(function, (ast.Dict, ast.Call)):  # one walk for both kinds
+        if isinstance(call, ast.Dict):
+            values = {k.value: v for k, v in zip(call.keys, call.values) if isinstance(k, ast.Constant)}
+            role = values.get("role")
+            if isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles:
+                content = next((values[k] for k in content_keys if k in values), None)
+                found |= _text_names(content) if content is not None else set()
+            continue
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         role = next((keywords[k] for k in role_keys if k in keywords), None)
         name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
@@ -91,18 +94,17 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
     """``inputs`` and every local name assigned from an expression that uses one of them, to a
     fixed point (flow-insensitive: any assignment in the function counts)."""
     uses: list[tuple[set[str], set[str]]] = []  # (targets, names used by the value)
-    for node in nodes_of(function, ast.Assign):
-        uses.append(({n for t in node.targets for n in target_names(t)}, _used(node.value)))
-    for node in [*nodes_of(function, ast.AnnAssign), *nodes_of(function, ast.AugAssign), *nodes_of(function, ast.NamedExpr)]:
-        if node.value is not None:
-            uses.append((set(target_names(node.target)), _used(node.value)))
-    for node in [*nodes_of(function, ast.For), *nodes_of(function, ast.AsyncFor)]:
-        uses.append((set(target_names(node.target)), _used(node.iter)))
-    for node in [*nodes_of(function, ast.With), *nodes_of(function, ast.AsyncWith)]:
-        for item in node.items:
-            if item.optional_vars is not None:
-                uses.append((set(target_names(item.optional_vars)), _used(item.context_expr)))
-    local = local_names(function) | {name for targets, _ in uses for name in targets}
+    for node in nodes_of(function, BINDINGS):  # one walk of the definition for every kind
+        if isinstance(node, ast.Assign):
+            uses.append(({n for t in node.targets for n in target_names(t)}, _used(node.value)))
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):  # `x: str` binds, uses nothing
+            uses.append((set(target_names(node.target)), _used(node.value) if node.value is not None else set()))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            uses.append((set(target_names(node.target)), _used(node.iter)))
+        else:
+            uses.extend((set(target_names(item.optional_vars)), _used(item.context_expr))
+                        for item in node.items if item.optional_vars is not None)
+    local = parameter_names(function) | {name for targets, _ in uses for name in targets}
     derived = inputs & local  # module names and globals in the user turn are not its input
     if not derived:
         return set()
@@ -118,11 +120,11 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
 
 def local_names(function: ast.AST) -> set[str]:
     """Parameters and assigned names of a definition."""
-    names = {n for node in nodes_of(function, ast.Assign) for t in node.targets for n in target_names(t)}
-    names |= {n for node in [*nodes_of(function, ast.AnnAssign), *nodes_of(function, ast.AugAssign),
-                             *nodes_of(function, ast.For), *nodes_of(function, ast.AsyncFor)]
-              for n in target_names(node.target)}
-    return names | parameter_names(function)
+    names = parameter_names(function)
+    for node in nodes_of(function, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names.update(n for target in targets for n in target_names(target))
+    return names
 
 
 def parameter_names(function: ast.AST) -> set[str]:

@@ -168,7 +168,8 @@ class Evaluator:
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
         self._llm_loops: dict[int, bool] = {}
-        self._calls: dict[tuple, tuple[Value, dict[str, Value]]] = {}
+        self._calls: dict[CallKey, tuple[Value, dict[str, Value]]] = {}
+        self._constants: dict[ast.Constant, Value] = {}
         self._guards: dict[int, str | None] = {}
         self._call_names: dict[int, set[str]] = {}
         # Names of functions that can reach an LLM call (set by the engine); None: evaluate all.
@@ -507,6 +508,14 @@ class Evaluator:
     def eval_Constant(self, node: ast.Constant, frame: Frame) -> Value:
         if node.value is None:
             return NONE
+        # The same literal is read again by every call that reaches it; its value (with the
+        # place of its text) never changes. Keyed by the node itself, which the key keeps alive.
+        value = self._constants.get(node)
+        if value is None:
+            value = self._constants[node] = self._constant(node, frame)
+        return value
+
+    def _constant(self, node: ast.Constant, frame: Frame) -> Value:
         if isinstance(node.value, bytes):
             return lit(node.value.decode("utf-8", "replace"), frame.module.location(node))
         if isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
@@ -1573,16 +1582,33 @@ def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
     return fields
 
 
+class CallKey:
+    """A memo key hashed once: its values are deep frozen dataclasses, whose hash walks them whole
+    every time (hashing the same key for the check, the lookup and the store took a quarter of
+    a run on kyegomez/swarms)."""
+
+    __slots__ = ("parts", "digest")
+
+    def __init__(self, parts: tuple, digest: int) -> None:
+        self.parts = parts
+        self.digest = digest
+
+    def __hash__(self) -> int:
+        return self.digest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CallKey) and self.digest == other.digest and self.parts == other.parts
+
+
 def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],
-              inherited: dict[str, Value]) -> tuple | None:
+              inherited: dict[str, Value]) -> CallKey | None:
     """Identity of a call's inputs; None when a value cannot be hashed (then it is not memoized)."""
-    key = (id(func.node), id(func.self_value), frame.import_time, tuple(args),
-           tuple(sorted(kwargs.items())), tuple(sorted(inherited.items())))
+    parts = (id(func.node), id(func.self_value), frame.import_time, tuple(args),
+             tuple(sorted(kwargs.items())), tuple(sorted(inherited.items())))
     try:
-        hash(key)
+        return CallKey(parts, hash(parts))
     except (TypeError, RecursionError):
         return None
-    return key
 
 
 # Expression type -> Evaluator.eval_<Type>, filled on first use (the hottest lookup of a run).

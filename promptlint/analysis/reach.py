@@ -42,10 +42,12 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
     names: set[str] = set()
-    if any(isinstance(key, ast.Constant) and key.value == "role" and _names_role(value, system_roles)
-           for node in nodes_of(function, ast.Dict) for key, value in zip(node.keys, node.values)):
-        names.add(ROLE_MARKER)  # builds a system message: an assembly point
-    for node in nodes_of(function, ast.Call):
+    for node in nodes_of(function, (ast.Dict, ast.Call)):  # one walk: this runs for every call node
+        if isinstance(node, ast.Dict):
+            if any(isinstance(key, ast.Constant) and key.value == "role" and _names_role(value, system_roles)
+                   for key, value in zip(node.keys, node.values)):
+                names.add(ROLE_MARKER)  # builds a system message: an assembly point
+            continue
         if any((keyword.arg in role_keys and _names_role(keyword.value, system_roles)) or keyword.arg in system_keywords
                for keyword in node.keywords):
             names.add(ROLE_MARKER)

@@ -201,34 +201,37 @@ def _reaches(target: str, slots: dict[str, set[str]], prefix: str) -> bool:
     return False
 
 
+# What can make a local name hold a parameter's value: bindings, loop targets, `list.append(p)`.
+CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.Call)
+
+
 def _carriers(node: ast.AST, params: set[str]) -> dict[str, set[str]]:
     """Local names (and the parameters themselves) -> the parameters whose value they may hold.
     Flow-insensitive: assignments, augmented assignments, loop targets and in-place list growth
-    (``parts.append(p)``), iterated twice so order does not matter."""
+    (``parts.append(p)``), propagated to a fixed point."""
     carriers: dict[str, set[str]] = {name: {name} for name in params}
     bindings: list[tuple[list[str], ast.AST]] = []
-    for item in nodes_of(node, ast.Assign):
-        bindings.append(([n for t in item.targets for n in target_names(t)], item.value))
-    for item in nodes_of(node, ast.AnnAssign):
-        if item.value is not None:
-            bindings.append((target_names(item.target), item.value))
-    for item in nodes_of(node, ast.AugAssign):
-        bindings.append((target_names(item.target), item.value))
-    for item in nodes_of(node, ast.NamedExpr):
-        bindings.append((target_names(item.target), item.value))
-    for loop in [*nodes_of(node, ast.For), *nodes_of(node, ast.AsyncFor)]:
-        bindings.append((target_names(loop.target), loop.iter))
-    for call in nodes_of(node, ast.Call):
-        func = call.func
-        if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert") \
-                and isinstance(func.value, ast.Name):
-            bindings.append(([func.value.id], call))
-    for _ in range(2):
+    for item in nodes_of(node, CARRYING):  # one walk of the definition for every kind
+        if isinstance(item, ast.Assign):
+            bindings.append(([n for t in item.targets for n in target_names(t)], item.value))
+        elif isinstance(item, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            if item.value is not None:
+                bindings.append((target_names(item.target), item.value))
+        elif isinstance(item, (ast.For, ast.AsyncFor)):
+            bindings.append((target_names(item.target), item.iter))
+        elif isinstance(item.func, ast.Attribute) and item.func.attr in ("append", "extend", "insert") \
+                and isinstance(item.func.value, ast.Name):
+            bindings.append(([item.func.value.id], item))
+    changed = True
+    while changed:  # to a fixed point: the order of the bindings does not matter
+        changed = False
         for targets, value in bindings:
             found = set().union(*(carriers.get(name, set()) for name in _names_in(value)))
-            if found:
-                for target in targets:
-                    carriers.setdefault(target, set()).update(found)
+            for target in targets if found else ():
+                held = carriers.setdefault(target, set())
+                if not found <= held:
+                    held.update(found)
+                    changed = True
     return carriers
 
 
