@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 
-from promptlint.checks.base import SEVERITY_BY_VOLATILITY, VOLATILITY_WORDS, RuleContext
+from promptlint.checks.base import SEVERITY_BY_VOLATILITY, VOLATILITY_WORDS, RuleContext, StableAfter, stable_after
+from promptlint.checks.pc001_volatile_before_stable import CONSEQUENCES, SCOPE_RANK, VolatileBeforeStable
 from promptlint.checks.pc002_unstable_tool_order import UnstableToolOrder
+from promptlint.checks.pc003_unordered_prompt_content import UnorderedPromptContent
 from promptlint.checks.pc004_unstable_json import UnstableJsonSerialization as UnstableJson
 from promptlint.checks.pc005_volatile_cache_key import VolatileCacheKey
 from promptlint.checks.pc006_volatile_tool_definition import VolatileToolDefinition
@@ -97,6 +99,34 @@ def test_pc002_blames_each_unordered_tool_list_and_nothing_else() -> None:
     ]
 
 
+# --- PC003 -----------------------------------------------------------------------------------
+
+
+def test_pc003_skips_json_order_and_judges_what_follows_it() -> None:
+    rule = UnorderedPromptContent()
+    value = layout(Part("system", (JSON_ORDER, SHUFFLED, LONG)))
+    assert check(rule, value) == [expected(
+        rule, SHUFFLED, 1, Severity.ERROR,
+        "order-unstable shuffle `tools`: prompt content whose order changes between calls comes before "
+        f"{len(LONG.text)} characters of stable text (system prompt) in the `openai.chat.completions` prompt")]
+
+
+def test_pc003_set_order_in_a_notebook_is_one_order() -> None:
+    rule = UnorderedPromptContent()
+    value = layout(Part("system", (SET_ORDER, LONG)))
+    words = ("order-unstable set-order `enabled`: prompt content whose order changes between calls comes before "
+             f"{len(LONG.text)} characters of stable text (system prompt) in the `openai.chat.completions` "
+             "prompt; a set of strings iterates in an order fixed per process by PYTHONHASHSEED, so each worker "
+             "(and each restart) sends a different prefix")
+    assert check(rule, value) == [expected(rule, SET_ORDER, 0, Severity.WARNING, words)]
+    notebook = list(rule.check(value, LAYOUT_INDEX, RuleContext(min_stable_chars=100, one_process=True)))
+    assert notebook == [expected(rule, SET_ORDER, 0, Severity.INFO, words + "; a notebook runs in one kernel "
+                                 "process, so its calls share one order (info)")]
+    shuffled = layout(Part("system", (SHUFFLED, LONG)))  # a shuffle changes within one process too
+    assert [f.severity for f in rule.check(shuffled, 0, RuleContext(min_stable_chars=100, one_process=True))] == [
+        Severity.ERROR]
+
+
 # --- PC004 -----------------------------------------------------------------------------------
 
 
@@ -160,6 +190,46 @@ def test_every_volatile_scope_has_a_severity_and_words() -> None:
     volatile = {v for v in Volatility if v.is_volatile}
     assert set(SEVERITY_BY_VOLATILITY) == volatile
     assert set(VOLATILITY_WORDS) == volatile
+
+
+def test_pc001_tables_cover_every_scope_it_reports() -> None:
+    reported = {v for v in Volatility if v.is_volatile} - {Volatility.ORDER_UNSTABLE}  # PC003's
+    assert set(CONSEQUENCES) == reported and set(SCOPE_RANK) == reported
+
+
+# --- what follows a value (checks/base.py) ---------------------------------------------------
+
+
+def test_stable_after_a_value_in_a_turn_counts_only_text_and_histories() -> None:
+    reply = Hole(Volatility.STABLE, "reply", at(26))
+    history = Hole(Volatility.UNKNOWN, "history", at(27), is_history=True)
+    value = layout(Part("user", (CLOCK, Literal("so far"))), Part("assistant", (reply,)), Part("history", (history,)))
+    # The first segment is in a turn: the reply of unknown length after it is this call's own.
+    assert stable_after(value, 0) == StableAfter(6, True, False, ("user", "history"))
+    system_first = layout(Part("system", (CLOCK,)), Part("assistant", (reply,)))
+    assert stable_after(system_first, 0) == StableAfter(0, True, False, ("assistant",))  # an earlier turn
+    assert stable_after(value, 4) == StableAfter(0, False, False, ())  # past the end: nothing follows
+    # Before the first segment (a setting): every turn counts, the value's own included.
+    assert stable_after(value, -1) == StableAfter(6, True, False, ("user", "user", "assistant", "history"))
+
+
+def test_enough_text_needs_some_text_at_any_threshold() -> None:
+    assert not StableAfter(0, False, False, ()).matters(RuleContext(min_stable_chars=0))
+    assert StableAfter(1, False, False, ("system",)).matters(RuleContext(min_stable_chars=1))
+
+
+def test_pc001_retrieved_content_on_an_uncached_anthropic_call_is_info() -> None:
+    rule = VolatileBeforeStable()
+    looked_up = Hole(Volatility.PER_REQUEST, "docs", at(28), Origin(at(28), "retriever.search", "retrieval",
+                                                                     Volatility.PER_REQUEST))
+    site = CallSite(CALL_AT, "anthropic.messages", "anthropic", None, "ask")
+    value = PromptLayout(site, (Part("system", (looked_up, LONG)),))
+    context = RuleContext(min_stable_chars=100, explicit_cache_providers=frozenset({"anthropic"}))
+    [finding] = rule.check(value, 0, context)
+    assert (finding.severity, finding.message) == (
+        Severity.INFO, f"per-request retrieval `docs` comes before {len(LONG.text)} characters of stable text "
+                       "(system prompt) in the `anthropic.messages` prompt; this call marks no cache breakpoint, "
+                       "so nothing is cached as written and the order costs nothing today (info)")
 
 
 def test_pc006_a_per_session_value_without_origin_is_info() -> None:

@@ -180,7 +180,7 @@ class Rule:
 
 
 def describe_hole(hole: Hole) -> str:
-    words = VOLATILITY_WORDS.get(hole.volatility, hole.volatility.value)
+    words = VOLATILITY_WORDS[hole.volatility]  # rules describe volatile values only
     what = hole.origin.category if hole.origin else "value"
     return f"{words} {what} `{hole.expression}`"
 

@@ -278,7 +278,7 @@ async def local_query(query, store, model_func):
                 continue
             if hole.category in ORDER_CATEGORIES:
                 continue
-            rank = SCOPE_RANK.get(hole.volatility, 0)
+            rank = SCOPE_RANK[hole.volatility]
             if rank <= reported:
                 continue  # the prefix already misses from an earlier value that changes as often
             reported = rank
@@ -298,7 +298,7 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
     """How much this value costs, and the words for it: the scope's severity, lowered where the
     loss is small, only assumed, or not paid today."""
     severity = SEVERITY_BY_VOLATILITY[hole.volatility]
-    consequence = CONSEQUENCES.get(hole.volatility, CONSEQUENCES[Volatility.PER_REQUEST])
+    consequence = CONSEQUENCES[hole.volatility]
     if severity is Severity.ERROR and (not after.history or after.only_assumed) and after.chars < LONG_STABLE_CHARS:
         severity = Severity.WARNING
     if layout.call.provider in context.explicit_cache_providers and not has_breakpoint(layout):
