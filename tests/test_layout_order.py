@@ -357,4 +357,5 @@ def test_call_site_reads_the_model_from_the_call_or_the_client_object() -> None:
     assert call_site(None, None, SPEC, {"model": lit("claude-x")}, owner, WHERE, "ask").model == "claude-x"  # type: ignore[arg-type]
     unnamed = ApiSpec("x.y", "x", ("x",), None, ())
     owner = Obj("Client", (("model", lit("m")),))
-    assert call_site(None, None, unnamed, {"model": lit("m")}, owner, WHERE, "f").model is None  # type: ignore[arg-type]
+    assert call_site(None, None, unnamed, {"model": lit("m")}, owner, WHERE, "f") == CallSite(  # type: ignore[arg-type]
+        WHERE, "x.y", "x", None, "f")
