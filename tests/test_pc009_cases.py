@@ -196,9 +196,43 @@ def prompt(history: list, llm):
     return lcm.trim_messages(history, strategy="last", max_tokens=100, token_counter=llm)
 ''', [((4, 10, 4, 45), "`ConversationBufferWindowMemory`" + WINDOW),
       ((8, 12, 8, 90), "`trim_messages`" + WINDOW)]),
+    "messages cut out of the middle and stored back": ('''
+class AgentConvo:
+    def trim(self, trim_index: int, trim_count: int) -> "AgentConvo":
+        # {"role": ...} messages for the llm
+        self.messages = self.messages[:trim_index] + self.messages[trim_index + trim_count:]
+        return self
+''', [((4, 9, 4, 93), "`self.messages` has messages cut out of its middle and is stored back" + CUT)]),
+    "messages made by a helper, capped": ('''
+class Memory:
+    def add(self, role: str, content: str) -> None:
+        # {"role": ...} messages for the llm
+        self.messages.append(self._message(role, content))
+        if len(self.messages) > 20:
+            self.messages = self.messages[-20:]
+''', [((6, 13, 6, 48), "`self.messages` is cut to its last `20` messages" + CUT)]),
 }
 
 LEFT_ALONE = {
+    "a middle cut into another list, a bounded tail, another list's tail, a local copy": '''
+class AgentConvo:
+    def views(self, k: int, n: int) -> None:
+        # {"role": ...} messages for the llm
+        self.kept = self.messages[:k] + self.messages[k + n:]
+        self.messages = self.messages[:k] + self.messages[k + n:k + 2 * n]
+        self.messages = self.messages[:k] + self.other[k + n:]
+        self.messages = self.messages[:k] + self.messages[n:]
+        messages = self.messages
+        messages = messages[:k] + messages[k + n:]
+''',
+    "hashes of tool calls, capped": '''
+class LoopDetector:
+    def record(self, call_hash: str) -> None:
+        # {"role": ...} messages for the llm
+        self.recent_messages.append(call_hash)
+        if len(self.recent_messages) > 10:
+            self.recent_messages = self.recent_messages[-10:]
+''',
     "a caller's tail, cut once": '''
 def recent(messages: list, n: int) -> list:
     # {"role": ...} for the llm

@@ -41,8 +41,8 @@ model. It looks only at lists named like a conversation (`messages`, `history`, 
 `convo`) in files that deal with chat messages for a model (a `role`, an LLM client or call), cut
 under a length or budget check, stored back on an object, or returned by the method that hands
 the history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so
-dropping a fixed head (`h[skip:]`) is not a window. A local copy cut once for a one-off summary is
-left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway)
+dropping a fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when
+stored back into the history itself. A local copy cut once for a one-off summary is left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway)
 and capped logs of things that are not messages (the function appends a hash, an id, a signal or
 a record without a role or content to the list). A slice in the `else` of a limit test runs
 under the limit, so it is not a cut. A window that drops half of the history at a time is still
@@ -395,10 +395,11 @@ def _slice_cut(node: ast.Assign, target: ast.expr, value: ast.expr, guarded: boo
     if middle is not None and isinstance(target, ast.Attribute) and ast.unparse(target) == middle:
         yield Cut(node, middle, "has messages cut out of its middle and is stored back")
         return
-    history = _front_slice(value)
+    stored = isinstance(target, ast.Attribute) and isinstance(value, ast.Subscript) and \
+        ast.unparse(target) == ast.unparse(value.value)  # `self.h = self.h[...]`: the history itself
+    history = _front_slice(value, stored)
     if history is None:
         return
-    stored = isinstance(target, ast.Attribute) and ast.unparse(target) == history
     if stored or guarded or (hands_out and history.startswith("self.") and _configured_size(value)):
         yield Cut(node, history, f"is cut to its last `{_slice_size(value)}` messages")
 
@@ -447,9 +448,10 @@ def _history(node: ast.expr) -> str | None:
     return ast.unparse(node) if name is not None and HISTORY_NAME.search(name) else None
 
 
-def _front_slice(value: ast.expr) -> str | None:
+def _front_slice(value: ast.expr, stored: bool = False) -> str | None:
     """``h[-n:]`` or ``h[k:]`` with a computed ``k``: the history text, else None. ``h[1:]``
-    (skipping the system message) and other constant starts are not a window."""
+    (skipping the system message) and other constant starts are not a window; ``h[-20:]`` is one
+    only when ``stored`` back into the history itself."""
     if not (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)):
         return None
     window = value.slice
@@ -457,7 +459,7 @@ def _front_slice(value: ast.expr) -> str | None:
         return None
     lower = window.lower
     if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
-        if isinstance(lower.operand, ast.Constant):
+        if isinstance(lower.operand, ast.Constant) and not stored:
             return None  # h[-3:]: a fixed tail, taken for a one-off prompt rather than kept as the history
         return _history(value.value)
     # h[len(h) - n:] slides as the list grows; h[skip:] drops a fixed head and the start stays put.
