@@ -317,3 +317,12 @@ def test_per_file_ignores_by_file_name_in_a_subfolder(tmp_path: Path, codes: str
     write_tree(tmp_path, {"sub/app.py": with_comment("# promptlint: ignore[PC001, PC002]"),
                           "pyproject.toml": f'[tool.promptlint]\nper-file-ignores = {{"app.py" = {codes}}}\n'})
     assert rules_found(tmp_path) == reported
+
+
+@pytest.mark.parametrize("suffix", [".py", ".pyi"])
+def test_python_and_stub_directives_are_read_from_comments_only(suffix: str) -> None:
+    """In Python (stubs too) a directive is a comment token: the same text inside a string is not
+    one, while a template or YAML file is read line by line."""
+    text = 'NOTE = "# promptlint: ignore[PC001]"\nx = 1  # promptlint: ignore[PC003]\n'
+    assert [(d.line, d.codes) for d in parse_directives(Path(f"stub{suffix}"), text)] == [(2, ("PC003",))]
+    assert [d.line for d in parse_directives(Path("notes.txt"), text)] == [1, 2]
