@@ -30,6 +30,7 @@ from promptlint.model import (
     Volatility,
 )
 from promptlint.reporters.sarif import render_sarif
+from promptlint.rule_docs import DOCS_URL_ENV
 
 SOURCE = 'import time\nstamp = time.time()\nprompt = f"{stamp} rules"\nclient.create(prompt)\n'
 LOSS = ProviderLoss("openai", "gpt-4o", 900, 1.2345678, 1234.56789, 5000.0, "2026-10-01")
@@ -129,6 +130,36 @@ def test_a_bare_result_gets_the_call_as_its_only_related_place(project: Path) ->
     assert "fixes" not in entry
 
 
+def test_the_call_is_added_to_related_places_unless_one_already_reaches_a_call(project: Path) -> None:
+    where = Location("app.py", 2, 1, 2, 5)
+    call = CallSite(Location("app.py", 4, 1, 4, 22), "system message (x)", "any")
+    step = RelatedLocation(Location("app.py", 3, 1, 3, 7), "assigned to `prompt`")
+    other = RelatedLocation(Location("lib.py", 9, 1, 9, 30), "reaches the `openai.chat.completions` call here")
+    messages = []
+    for related in ((step,), (step, other)):
+        finding = Finding("PC001", "volatile-before-stable", Severity.ERROR, where, "m", call, related=related)
+        entry = sarif(AnalysisResult((finding,), ()))["runs"][0]["results"][0]
+        messages.append([place["message"]["text"] for place in entry["relatedLocations"]])
+    assert messages == [["assigned to `prompt`", "reaches the `system message (x)` call here"],
+                        ["assigned to `prompt`", "reaches the `openai.chat.completions` call here"]]
+
+
+def test_the_document_is_indented_by_two_and_keeps_unicode(project: Path) -> None:
+    finding = Finding("PC001", "volatile-before-stable", Severity.ERROR, Location("app.py", 1, 1, 1, 2),
+                      "clock — before the rules", CallSite(Location("app.py", 1, 1, 1, 2), "", ""))
+    text = render_sarif(AnalysisResult((finding,), ()), Config())
+    assert text.splitlines()[1].startswith('  "$schema": ') and text.endswith("}\n")
+    assert "clock — before the rules" in text
+
+
+def test_help_uri_from_the_documentation_address(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DOCS_URL_ENV, "https://docs.example/rules/")
+    rules = sarif(AnalysisResult((), ()))["runs"][0]["tool"]["driver"]["rules"]
+    assert [rule["helpUri"] for rule in rules] == [f"https://docs.example/rules/{rule.code}.md" for rule in RULES]
+    monkeypatch.delenv(DOCS_URL_ENV)
+    assert not any("helpUri" in rule for rule in sarif(AnalysisResult((), ()))["runs"][0]["tool"]["driver"]["rules"])
+
+
 def test_a_finding_that_reaches_no_call_has_no_related_places(project: Path) -> None:
     finding = Finding("PC900", "ignore-without-code", Severity.WARNING, Location("app.py", 1, 1, 1, 5), "m",
                       CallSite(Location("app.py", 1, 1, 1, 5), "", ""))
@@ -143,6 +174,7 @@ def test_a_finding_that_reaches_no_call_has_no_related_places(project: Path) -> 
     (Location("a.py", 3, 5, 3, 5), {"startLine": 3, "startColumn": 5}),
     (Location("a.py", 3, 0, 3, 0), {"startLine": 3, "startColumn": 1}),  # a column 0 (a file-level finding)
     (Location("a.py", 3, 0, 3, 4), {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 4}),
+    (Location("a.py", 3, 5, 4, 1), {"startLine": 3, "startColumn": 5, "endLine": 4, "endColumn": 1}),
 ])
 def test_regions(project: Path, location: Location, region: dict[str, int]) -> None:
     finding = Finding("PC001", "volatile-before-stable", Severity.ERROR, location, "m",
