@@ -315,6 +315,12 @@ def test_github_annotation_properties(location: Location, properties: str) -> No
     assert line.startswith(f"::warning file={location.path},{properties},title=promptlint PC001 (volatile-before-stable)::")
 
 
+def test_github_annotation_in_a_notebook_names_the_cell() -> None:
+    line = annotation(finding_at(Location("nb.ipynb", 2, 5, 2, 9, cell=3)))
+    assert line.startswith("::warning file=nb.ipynb,line=2,col=5,endLine=2,endColumn=9,"
+                           "title=promptlint PC001 (volatile-before-stable) in cell 3::")
+
+
 def test_github_escapes_carriage_returns_and_newlines_in_uppercase_hex() -> None:
     assert escape_data("50%\r\nnext") == "50%25%0D%0Anext"
     assert escape_property("a:b,c\r") == "a%3Ab%2Cc%0D"

@@ -273,6 +273,14 @@ def test_text_colors_styles_only_what_promptlint_styles(tmp_path: Path, monkeypa
     header = out.splitlines()[0]
     assert "\x1b[1;31mPC001\x1b[0m" in header  # bold red, as set for errors
     assert "costs 1,234 tokens 'here' :thumbs_up: " + "x" * 200 + " " in header  # no highlight, no emoji, one line
+    monkeypatch.setenv("NO_COLOR", "1")  # `--color always` wins over the environment
+    colors.set_mode("always")
+    try:
+        forced = render_text(AnalysisResult((long,), ()), Config(), summary=False)
+    finally:
+        colors.set_mode("auto")
+    assert "\x1b[1;31mPC001\x1b[0m" in forced
+    monkeypatch.delenv("NO_COLOR")
     colors.set_mode("never")
     try:
         monkeypatch.setenv("FORCE_COLOR", "1")
