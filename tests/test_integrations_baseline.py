@@ -12,10 +12,20 @@ from pathlib import Path
 import pytest
 
 from promptlint import __version__
-from promptlint.baseline import BaselineError, BaselineStats, apply_baseline, read_baseline
+from promptlint.baseline import BaselineError, BaselineStats, apply_baseline, read_baseline, write_baseline
 from promptlint.config import load_config
 from promptlint.engine import analyze, fingerprint
-from promptlint.model import CallSite, Finding, Location, Origin, Severity, Volatility
+from promptlint.model import (
+    AnalysisResult,
+    CallSite,
+    Estimate,
+    Finding,
+    Location,
+    Origin,
+    ProviderLoss,
+    Severity,
+    Volatility,
+)
 from tests.conftest import write_tree
 from tests.integration_helpers import CLOCK_BUST, check_json, cli
 
@@ -213,3 +223,22 @@ def test_the_fingerprint_depends_on_what_and_where_but_not_on_lines() -> None:
                replace(base, message="after 1,380 characters (12 s)")]
     prints = [fingerprint(f) for f in changed]
     assert same not in prints and len(set(prints)) == len(prints)
+
+
+def test_the_baseline_records_the_worst_monthly_loss_per_identity(tmp_path: Path) -> None:
+    """In-process (mutation testing sees it): the costliest provider of the costliest copy, to the
+    cent; a finding without an estimate, or one priced for no provider, records 0."""
+    def bust(path: str, line: int, losses: tuple[float, ...] | None) -> Finding:
+        where = Location(path, line, 1, line, 9)
+        estimate = None if losses is None else Estimate(100, "o200k_base", True, losses=tuple(
+            ProviderLoss("openai", "gpt-4o", 100, 1.0, usd, 5000.0, "2026-10-01") for usd in losses))
+        return Finding("PC001", "volatile-before-stable", Severity.ERROR, where, "clock first",
+                       CallSite(where, "openai.chat.completions", "openai"), estimate=estimate)
+    result = AnalysisResult((bust("a.py", 3, (3.0, 12.345)), bust("a.py", 9, (7.5,)), bust("b.py", 3, None),
+                             bust("c.py", 3, ())), ())
+    assert write_baseline(result, tmp_path / "base.json", tmp_path) == 4
+    recorded = json.loads((tmp_path / "base.json").read_text(encoding="utf-8"))["findings"]
+    assert [(e["path"], e["count"], e["usd_per_month"]) for e in recorded] == [
+        ("a.py", 2, 12.35), ("b.py", 1, 0.0), ("c.py", 1, 0.0)]
+    assert recorded[0]["call_site"] == "a.py:9 openai.chat.completions"  # the last copy's call
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base.json"]  # the temporary file renamed into place
