@@ -85,7 +85,8 @@ MODULES: dict[str, list[str]] = {
     "promptlint/reporters/text.py": REPORTER_TESTS,
     "promptlint/reporters/markdown.py": REPORTER_TESTS,
     # CLI exit codes, internal errors
-    "promptlint/cli.py": ["tests/test_exact_outputs.py", "tests/test_internal_errors.py"],
+    "promptlint/cli.py": ["tests/test_exact_outputs.py", "tests/test_internal_errors.py",
+                          "tests/test_integrations_cli.py", "tests/test_integrations_gitdiff.py"],
     "promptlint/internal.py": ["tests/test_internal_errors.py"],
 }
 COPIED = ["promptlint", "tests", "fixtures", "rules", "verifier", "pyproject.toml"]

@@ -79,14 +79,14 @@ def working_directory(path: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def cli(*args: str, cwd: Path) -> tuple[int, str, str]:
+def cli(*args: str, cwd: Path, stdin: str | None = None) -> tuple[int, str, str]:
     """The real CLI in this process (fast); ``run_cli`` runs it as a subprocess."""
     from typer.testing import CliRunner
 
     from promptlint.cli import app
 
     with working_directory(cwd):
-        done = CliRunner().invoke(app, list(args), catch_exceptions=False)
+        done = CliRunner().invoke(app, list(args), input=stdin, catch_exceptions=False)
     return done.exit_code, done.stdout, done.stderr
 
 

@@ -55,6 +55,8 @@ def test_quiet_prints_only_findings(tmp_path: Path) -> None:
     assert "Found 2 findings" in loud and "Found" not in quiet and "PC001" in quiet
     clean = project(tmp_path / "clean", files={"app.py": CLEAN})
     assert cli("check", "--quiet", cwd=clean)[1] == ""
+    # Quiet leaves other formats whole.
+    assert cli("check", "-q", "--format", "json", cwd=root)[1] == cli("check", "--format", "json", cwd=root)[1]
 
 
 def test_exclude_extend_exclude_and_extend_select_flags(tmp_path: Path) -> None:
@@ -105,13 +107,19 @@ def test_stdin_with_stdin_filename(tmp_path: Path) -> None:
     assert [(f["path"], f["line"], f["call_site"]["path"]) for f in findings] == [
         ("app/editor.py", 5, "app/editor.py")]
     assert not (root / "app" / "editor.py").exists()  # nothing written into the project
+    # The rest in this process (the same CLI; mutation testing sees it).
+    def piped(*args: str) -> tuple[int, str, str]:
+        return cli("check", *args, cwd=root, stdin=CLOCK_BUST.lstrip("\n"))
+
     (root / "app" / "bot.py").write_text("# the saved file differs from the editor's buffer\n" * 9)
-    text = run("--stdin-filename", "app/bot.py").stdout
-    assert 'app/bot.py:5:31: PC001' in text and '> 5 |     system = f"Current time:' in text  # the buffer's lines
-    assert run("--stdin-filename", "scripts/x.py").returncode == 0  # per-file ignores by its name
-    assert run("--stdin-filename", "legacy/x.py").returncode == 1
-    assert run("--stdin-filename", "legacy/x.py", "--force-exclude").returncode == 0
-    assert run("--stdin-filename", "app/x.py", "app/bot.py").returncode == 2
+    code, text, _ = piped("--stdin-filename", "app/bot.py")
+    assert code == 1 and 'app/bot.py:5:31: PC001' in text
+    assert '> 5 |     system = f"Current time:' in text  # the buffer's lines
+    assert piped("--stdin-filename", "scripts/x.py")[0] == 0  # per-file ignores by its name
+    assert piped("--stdin-filename", "legacy/x.py")[0] == 1
+    code, text, _ = piped("--stdin-filename", "legacy/x.py", "--force-exclude", "--format", "json")
+    assert code == 0 and json.loads(text)["findings"] == [] and json.loads(text)["errors"] == []
+    assert piped("--stdin-filename", "app/x.py", "app/bot.py")[0] == 2
 
 
 def test_color_auto_always_never_and_the_environment(tmp_path: Path) -> None:
@@ -151,7 +159,10 @@ def test_also_writes_more_formats_from_one_run(tmp_path: Path) -> None:
 
 
 def test_shell_completion_is_available(tmp_path: Path) -> None:
-    done = run_cli("--show-completion", "bash", cwd=tmp_path, env={"SHELL": "/bin/bash"})
+    # typer's switch for tests: the shell is named, not detected from the parent processes (a job
+    # without a shell above it, like a CI runner's or a background one, has none to detect).
+    done = run_cli("--show-completion", "bash", cwd=tmp_path,
+                   env={"SHELL": "/bin/bash", "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"})
     assert done.returncode == 0, done.stderr
     assert "complete" in done.stdout and "promptlint" in done.stdout.lower()
 

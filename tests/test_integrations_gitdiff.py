@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from promptlint.gitdiff import parse_unified_diff
@@ -19,6 +20,16 @@ def test_only_findings_on_changed_lines(tmp_path: Path) -> None:
     code, changed = check_json(tmp_path, "--diff", "main")
     assert code == 1
     assert [f["path"] for f in changed["findings"]] == ["app.py"]
+
+
+def test_sarif_under_diff_marks_every_finding_new_or_unchanged(tmp_path: Path) -> None:
+    git_repo(tmp_path, {"legacy.py": CLOCK_BUST, "app.py": CLEAN})
+    (tmp_path / "app.py").write_text(CLOCK_BUST.lstrip(), encoding="utf-8")
+    code, out, _ = cli("check", "--diff", "HEAD", "--format", "sarif", "--no-cache", cwd=tmp_path)
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 1
+    assert sorted((r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["baselineState"])
+                  for r in results) == [("app.py", "new"), ("legacy.py", "unchanged")]
 
 
 def test_uncommitted_and_untracked_changes_count(tmp_path: Path) -> None:
