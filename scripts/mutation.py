@@ -85,8 +85,15 @@ MODULES: dict[str, list[str]] = {
     "promptlint/reporters/text.py": REPORTER_TESTS,
     "promptlint/reporters/markdown.py": REPORTER_TESTS,
     # CLI exit codes, internal errors
+    # (the CLI tests that run it in this process: a subprocess cannot load mutmut's trampolines)
     "promptlint/cli.py": ["tests/test_exact_outputs.py", "tests/test_internal_errors.py",
-                          "tests/test_integrations_cli.py", "tests/test_integrations_gitdiff.py"],
+                          "tests/test_integrations_gitdiff.py",
+                          *(f"tests/test_integrations_cli.py::{name}" for name in (
+                              "test_exit_zero_keeps_errors_at_2", "test_statistics_text_and_json",
+                              "test_quiet_prints_only_findings", "test_exclude_extend_exclude_and_extend_select_flags",
+                              "test_force_exclude_applies_the_configured_exclude_to_named_files",
+                              "test_force_exclude_respects_gitignore_for_named_files",
+                              "test_stdin_buffers_in_process", "test_also_writes_more_formats_from_one_run"))],
     "promptlint/internal.py": ["tests/test_internal_errors.py"],
 }
 COPIED = ["promptlint", "tests", "fixtures", "rules", "verifier", "pyproject.toml"]

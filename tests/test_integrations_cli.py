@@ -107,7 +107,13 @@ def test_stdin_with_stdin_filename(tmp_path: Path) -> None:
     assert [(f["path"], f["line"], f["call_site"]["path"]) for f in findings] == [
         ("app/editor.py", 5, "app/editor.py")]
     assert not (root / "app" / "editor.py").exists()  # nothing written into the project
-    # The rest in this process (the same CLI; mutation testing sees it).
+
+
+def test_stdin_buffers_in_process(tmp_path: Path) -> None:
+    """The same CLI in this process (mutation testing sees it): the buffer's lines, per-file
+    ignores and exclusion by the buffer's name, and a buffer beside named files."""
+    root = project(tmp_path, 'exclude = ["legacy"]\n[tool.promptlint.per-file-ignores]\n"scripts/*" = ["PC001"]')
+
     def piped(*args: str) -> tuple[int, str, str]:
         return cli("check", *args, cwd=root, stdin=CLOCK_BUST.lstrip("\n"))
 
