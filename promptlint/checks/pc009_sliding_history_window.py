@@ -371,7 +371,7 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         yield from _slice_cut(node, node.targets[0], node.value, guarded, _returns_window(function))
     elif isinstance(node, ast.Return) and node.value is not None and _returns_window(function):
-        history = _front_slice(node.value)
+        history = _front_slice(node.value, stored=False)
         if history is not None and history.startswith("self.") and _configured_size(node.value):
             yield Cut(node, history, f"is handed out as its last `{_slice_size(node.value)}` messages")
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -448,7 +448,7 @@ def _history(node: ast.expr) -> str | None:
     return ast.unparse(node) if name is not None and HISTORY_NAME.search(name) else None
 
 
-def _front_slice(value: ast.expr, stored: bool = False) -> str | None:
+def _front_slice(value: ast.expr, stored: bool) -> str | None:
     """``h[-n:]`` or ``h[k:]`` with a computed ``k``: the history text, else None. ``h[1:]``
     (skipping the system message) and other constant starts are not a window; ``h[-20:]`` is one
     only when ``stored`` back into the history itself."""
