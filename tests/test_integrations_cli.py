@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from promptlint.reporters import FORMATS
 from tests.conftest import REPO, run_cli, write_tree
 from tests.integration_helpers import CLEAN, CLOCK_BUST, cli, git_repo
 
@@ -160,8 +161,13 @@ def test_also_writes_more_formats_from_one_run(tmp_path: Path) -> None:
     assert (root / "out.md").read_text().startswith("## promptlint: 2 cache-busting")
     code, out, _ = cli("check", "--statistics", "-f", "json", "--also", "json=full.json", cwd=root)
     assert json.loads(out)[0]["count"] == 2 and json.loads((root / "full.json").read_text())["version"] == 1
-    assert cli("check", "--also", "pdf=x.pdf", cwd=root)[0] == 2
-    assert cli("check", "--also", "sarif", cwd=root)[0] == 2
+    assert cli("check", "--also", "html=report.html", "--also", "json=out=1.json", cwd=root)[0] == 1
+    assert "promptlint report" in (root / "report.html").read_text(encoding="utf-8")
+    assert json.loads((root / "out=1.json").read_text())["version"] == 1  # the first `=` ends the format
+    for bad in ("pdf=x.pdf", "sarif", "json=", "=out.json"):
+        code, _, err = cli("check", "--also", bad, cwd=root)
+        assert (code, err) == (2, f"promptlint: error: --also takes FORMAT=FILE with FORMAT one of "
+                                  f"{', '.join(FORMATS)}; got {bad!r}\n"), bad
 
 
 def test_shell_completion_is_available(tmp_path: Path) -> None:
