@@ -323,11 +323,11 @@ def count_python_lines(root: Path) -> int:
     return total
 
 
-def run_promptlint(command: list[str], tree: Path) -> tuple[dict[str, Any], float]:
+def run_promptlint(command: list[str], tree: Path, *extra: str) -> tuple[dict[str, Any], float]:
     """`check --format json` run inside the tree, so reported paths are relative to it."""
     started = time.perf_counter()
     done = subprocess.run(
-        [*command, "check", "--format", "json", "--no-cache", "--fail-on", "error", "--show-info", "."],
+        [*command, "check", "--format", "json", "--no-cache", "--fail-on", "error", *extra, "."],
         capture_output=True, text=True, cwd=tree,
     )
     elapsed = time.perf_counter() - started
@@ -449,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-reports", type=Path, help="score the JSON reports saved by --reports instead of running")
     parser.add_argument("--peer", action="append", default=[], choices=["cachedrift", "pcdlint"],
                         help="also time this peer linter on each tree, in the same run (bench/run_bench.py installs it)")
+    parser.add_argument("--with-info", action="store_true",
+                        help="also run with --show-info (untimed) to list missed busts an info finding points at")
     parser.add_argument("--promptlint", default=f"{shlex.quote(sys.executable)} -m promptlint", help="command to run")
     args = parser.parse_args(argv)
 
@@ -487,7 +489,11 @@ def main(argv: list[str] | None = None) -> int:
             saved = json.loads((args.from_reports / f"{slug}.json").read_text())
             report, seconds = saved["report"], saved["seconds"]
         else:
-            report, seconds = run_promptlint(command, analyzed)
+            report, seconds = run_promptlint(command, analyzed)  # timed as a user runs it
+            if args.with_info:  # a second, untimed run: what the analysis saw below the default level
+                shown, _ = run_promptlint(command, analyzed, "--show-info")
+                report = {**report, "findings": report["findings"] + [
+                    f for f in shown["findings"] if f["severity"] not in COUNTED_SEVERITIES]}
         if args.reports:
             args.reports.mkdir(parents=True, exist_ok=True)
             (args.reports / f"{slug}.json").write_text(json.dumps({"report": report, "seconds": seconds}))
