@@ -151,7 +151,8 @@ def test_pc004_in_tools_counts_even_with_nothing_after_it() -> None:
                  "`json.dumps(spec)` serializes a dict whose key order changes between calls, before the "
                  "rest of the prompt in the `openai.chat.completions` prompt")]
     assert check(rule, layout(Part("system", (JSON_ORDER, Literal("short"))))) == []
-    # Each value is judged on its own: one with too little after it does not end the search.
+    # Each value is judged on its own: one with too little after it does not end the search (the
+    # tools come last here only to have a value that counts after one that does not).
     assert [f.bust_index for f in check(rule, layout(Part("system", (JSON_ORDER, Literal("short"))),
                                                      Part("tools", (JSON_ORDER,))))] == [2]
 
