@@ -90,9 +90,10 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     pins = [p for p in python_files if facts[p].date_pin]
     findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config, internal)
     window_modules = tuple({name.split(".")[0] for name in knowledge.history_windows})
-    cut_files = [p for p in python_files
-                 if facts[p].history_cut or any(i.split(".")[0] in window_modules for i in facts[p].imports)]
-    findings += history_window_findings(project, cut_files, config, knowledge, internal)
+    cut_files = [p for p in python_files if facts[p].history_cut]
+    window_files = [p for p in python_files if not facts[p].history_cut
+                    and any(i.split(".")[0] in window_modules for i in facts[p].imports)]
+    findings += history_window_findings(project, cut_files, window_files, config, knowledge, internal)
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
     errors = _errors([*requested.errors, *internal], {**analysis.errors, **project.errors},
                      [(cwd / p).resolve() for p in paths], cwd)
@@ -425,18 +426,24 @@ def template_findings(project: Project, files: set[Path], config: Config,
         return []
 
 
-def history_window_findings(project: Project, files: list[Path], config: Config, knowledge: Knowledge,
-                            internal: list[FileError] | None = None) -> list[Finding]:
-    """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one, or
-    that import a framework with a windowed history, are parsed (a file that does not parse is
-    reported by the layout analysis, not here)."""
+def history_window_findings(project: Project, files: list[Path], window_files: list[Path], config: Config,
+                            knowledge: Knowledge, internal: list[FileError] | None = None) -> list[Finding]:
+    """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one
+    (``files``), or that import a framework with a windowed history and name its window
+    (``window_files``), are parsed (a file that does not parse is reported by the layout
+    analysis, not here). Every file of a framework imports it: parsing them all on every run
+    made PC009 nearly all of a warm run on agno's own tree (24 s of 25)."""
     rule = RULES_BY_CODE["PC009"]
     if rule not in selected_rules(config.select, config.ignore, config.extend_select):
         return []
     assert isinstance(rule, SlidingHistoryWindow)
+    words = window_words(knowledge.history_windows)
+    only_windows = set(window_files)
     findings: list[Finding] = []
-    for path in files:
+    for path in [*files, *window_files]:
         text = read_small_text(path)
+        if text is not None and path in only_windows and not any(word in text for word in words):
+            continue
         try:
             tree = ast.parse(text) if text is not None else None
         except (SyntaxError, ValueError, RecursionError):
@@ -450,6 +457,12 @@ def history_window_findings(project: Project, files: list[Path], config: Config,
                 raise
             internal.append(internal_error(project.display(path), exc, f"rule {rule.code}"))
     return findings
+
+
+def window_words(windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> tuple[str, ...]:
+    """Text a file must hold to set a framework's window (rules/prompt_sinks.yaml
+    ``history_windows``): a window size keyword, or the callable's own name where it takes none."""
+    return tuple(sorted({word for name, (sizes, _) in windows.items() for word in sizes or (name.rsplit(".", 1)[-1],)}))
 
 
 def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd: Path) -> list[Finding]:

@@ -331,3 +331,14 @@ def test_reported(tmp_path: Path, name: str) -> None:
 @pytest.mark.parametrize("name", LEFT_ALONE)
 def test_left_alone(tmp_path: Path, name: str) -> None:
     assert pc009(tmp_path, LEFT_ALONE[name]) == []
+
+
+def test_a_framework_file_is_read_for_windows_only_when_it_names_one() -> None:
+    """What a file importing a framework must say to be parsed for its windows: the window's
+    size keyword, or the windowing callable's own name (every agno file imports agno)."""
+    from promptlint.engine import window_words
+    from promptlint.knowledge import load_knowledge
+
+    words = window_words(load_knowledge(Config()).history_windows)
+    assert {"num_history_runs", "num_history_messages", "num_history_responses", "token_limit",
+            "ConversationBufferWindowMemory", "trim_messages"} == set(words)
