@@ -29,7 +29,7 @@ from promptlint.analysis.summaries import infer_wrappers, is_test_path, system_w
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
-from promptlint.checks.pc009_sliding_history_window import SlidingHistoryWindow
+from promptlint.checks.pc009_sliding_history_window import SlidingHistoryWindow, window_words
 from promptlint.config import Config
 from promptlint.discover import discover, read_small_text
 from promptlint.facts import (
@@ -457,12 +457,6 @@ def history_window_findings(project: Project, files: list[Path], window_files: l
                 raise
             internal.append(internal_error(project.display(path), exc, f"rule {rule.code}"))
     return findings
-
-
-def window_words(windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> tuple[str, ...]:
-    """Text a file must hold to set a framework's window (rules/prompt_sinks.yaml
-    ``history_windows``): a window size keyword, or the callable's own name where it takes none."""
-    return tuple(sorted({word for name, (sizes, _) in windows.items() for word in sizes or (name.rsplit(".", 1)[-1],)}))
 
 
 def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd: Path) -> list[Finding]:

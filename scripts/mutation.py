@@ -47,6 +47,8 @@ REPORTER_TESTS = ["tests/test_integrations_formats.py", "tests/test_exact_output
 # examples only check that a rule fires).
 RULE_TESTS = ["tests/test_finding_contents.py", "tests/test_pc001_severity.py", "tests/test_pc003_contents.py",
               "tests/test_rule_units.py"]
+# The rules judged by their examples, the exact outputs and the finding-contents and unit tests.
+RULE_UNIT_TESTS = ["tests/test_rule_examples.py", "tests/test_exact_outputs.py", *RULE_TESTS]
 MODULES: dict[str, list[str]] = {
     # rules and layout ordering
     "promptlint/checks/base.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
@@ -54,16 +56,15 @@ MODULES: dict[str, list[str]] = {
     "promptlint/checks/pc001_volatile_before_stable.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py",
                                                          "tests/test_summaries_and_assembly.py",
                                                          "tests/test_scope_wording.py", *RULE_TESTS],
-    "promptlint/checks/pc002_unstable_tool_order.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py", *RULE_TESTS],
-    "promptlint/checks/pc003_unordered_prompt_content.py": ["tests/test_rule_examples.py",
-                                                           "tests/test_exact_outputs.py", *RULE_TESTS],
-    "promptlint/checks/pc004_unstable_json.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py", *RULE_TESTS],
-    "promptlint/checks/pc005_volatile_cache_key.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py", *RULE_TESTS],
-    "promptlint/checks/pc006_volatile_tool_definition.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py", *RULE_TESTS],
-    "promptlint/checks/pc007_cache_control_after_volatile.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py", *RULE_TESTS],
-    "promptlint/checks/pc008_chat_template_date.py": ["tests/test_rule_examples.py", "tests/test_exact_outputs.py", *RULE_TESTS],
-    # No test names PC009 outside its documented examples; the exact outputs and the corpus
-    # hold calls with a conversation history, which it must leave alone.
+    "promptlint/checks/pc002_unstable_tool_order.py": RULE_UNIT_TESTS,
+    "promptlint/checks/pc003_unordered_prompt_content.py": RULE_UNIT_TESTS,
+    "promptlint/checks/pc004_unstable_json.py": RULE_UNIT_TESTS,
+    "promptlint/checks/pc005_volatile_cache_key.py": RULE_UNIT_TESTS,
+    "promptlint/checks/pc006_volatile_tool_definition.py": RULE_UNIT_TESTS,
+    "promptlint/checks/pc007_cache_control_after_volatile.py": RULE_UNIT_TESTS,
+    "promptlint/checks/pc008_chat_template_date.py": RULE_UNIT_TESTS,
+    # Its cut shapes and the shapes it leaves alone (test_pc009_cases); the exact outputs hold calls
+    # with a conversation history, which it must leave alone.
     "promptlint/checks/pc009_sliding_history_window.py": ["tests/test_rule_examples.py",
                                                          "tests/test_exact_outputs.py",
                                                          "tests/test_pc009_cases.py"],

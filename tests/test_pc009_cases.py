@@ -336,7 +336,7 @@ def test_left_alone(tmp_path: Path, name: str) -> None:
 def test_a_framework_file_is_read_for_windows_only_when_it_names_one() -> None:
     """What a file importing a framework must say to be parsed for its windows: the window's
     size keyword, or the windowing callable's own name (every agno file imports agno)."""
-    from promptlint.engine import window_words
+    from promptlint.checks.pc009_sliding_history_window import window_words
     from promptlint.knowledge import load_knowledge
 
     words = window_words(load_knowledge(Config()).history_windows)

@@ -42,9 +42,10 @@ model. It looks only at lists named like a conversation (`messages`, `history`, 
 under a length or budget check, stored back on an object, or returned by the method that hands
 the history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so
 dropping a fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when
-stored back into the history itself. A local copy cut once for a one-off summary is left alone, and so are memory stores (searched, so what reaches the prompt is per request anyway)
-and capped logs of things that are not messages (the function appends a hash, an id, a signal or
-a record without a role or content to the list). A slice in the `else` of a limit test runs
+stored back into the history itself. A local copy cut once for a one-off summary is left alone,
+and so are memory stores (searched, so what reaches the prompt is per request anyway) and capped
+logs of things that are not messages (the function appends a hash, an id, a signal or a record
+without a role or content to the list). A slice in the `else` of a limit test runs
 under the limit, so it is not a cut. A window that drops half of the history at a time is still
 reported (it misses once per half window instead of on every call): keep it if that is the
 trade-off you chose, with a suppression comment saying so. Framework windows are found only for
@@ -269,6 +270,12 @@ def _location(path: str, node: ast.AST) -> Location:
     line = getattr(node, "lineno", 1)
     return Location(path, line, getattr(node, "col_offset", 0) + 1, getattr(node, "end_lineno", line) or line,
                     (getattr(node, "end_col_offset", 0) or 0) + 1)
+
+
+def window_words(windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> tuple[str, ...]:
+    """Text a file must hold to set a framework's window (rules/prompt_sinks.yaml
+    ``history_windows``): a window size keyword, or the callable's own name where it takes none."""
+    return tuple(sorted({word for name, (sizes, _) in windows.items() for word in sizes or (name.rsplit(".", 1)[-1],)}))
 
 
 def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]

@@ -83,7 +83,7 @@ def render_finding(console: Console, finding: Finding) -> None:
 
 
 def estimate_line(finding: Finding) -> str:
-    from promptlint.estimate import format_estimate  # the estimator loads tokenizers: only when shown
+    from promptlint.estimate import format_estimate  # a tenth of a second to import: only when a cost is shown
 
     return format_estimate(finding.estimate)
 
