@@ -42,6 +42,7 @@ MESSAGES = "messages"
 # Slot prefixes: "s#0" (system text), "u=prompt" (user turn), "m=messages" (the whole message list
 # an LLM call sends: the caller that builds it knows the request's full order).
 KINDS = {SYSTEM: "s", USER: "u", MESSAGES: "m"}
+CONVERTED = "~"  # a flow through a format converter's result: it reaches only message-list slots
 Flow = tuple[int, str, str]  # (positional index or -1, parameter name, target)
 
 
@@ -92,16 +93,29 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     params = parameters(node, method)
     if not params:
         return ()
-    carriers = _carriers(node, {name for _, name in params})
+    names = {name for _, name in params}
+    carriers = _carriers(node, names)
+    converted: dict[str, set[str]] | None = None  # computed only for a definition that sends a list
     flows: set[Flow] = set()
     position = {name: index for index, name in params}
 
     def reach(expr: ast.AST | None, target: str) -> None:
+        nonlocal converted
         if expr is None:
             return
-        for name in _names_in(expr):
-            for param in carriers.get(name, ()):
-                flows.add((position[param], param, target))
+        direct = {param for name in _names_in(expr) for param in carriers.get(name, ())}
+        flows.update((position[param], param, target) for param in direct)
+        if target in (SYSTEM, USER):
+            return
+        # A message list passes through the project's format converters on its way to the SDK
+        # (`messages = _prompt_to_dicts(prompt)`, `translate_history(history, config)`): what the
+        # caller hands over is still the request, in its order. Such flows count only where they
+        # end in a message list (marked CONVERTED when the target is another call's slot).
+        converted = converted if converted is not None else _carriers(node, names, conversions=True)
+        mark = "" if target == MESSAGES else CONVERTED
+        flows.update((position[param], param, mark + target)
+                      for name in _names_in(expr, conversions=True) for param in converted.get(name, ())
+                      if param not in direct)
 
     for item in nodes_of(node, ast.Dict):
         role = _role_of_dict(item)
@@ -169,8 +183,11 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
         changed = False
         for position, (name, flows) in enumerate(candidates):
             for index, param, target in flows:
+                converted = target.startswith(CONVERTED)
                 for kind, prefix in KINDS.items():
-                    if target == kind or _reaches(target, slots, prefix):
+                    if converted and kind != MESSAGES:
+                        continue
+                    if target == kind or _reaches(target.lstrip(CONVERTED), slots, prefix):
                         own[position] |= {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
         agreed: dict[str, dict[str, int]] = {}
         for position, (name, _) in enumerate(candidates):
@@ -205,10 +222,11 @@ def _reaches(target: str, slots: dict[str, set[str]], prefix: str) -> bool:
 CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.Call)
 
 
-def _carriers(node: ast.AST, params: set[str]) -> dict[str, set[str]]:
+def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dict[str, set[str]]:
     """Local names (and the parameters themselves) -> the parameters whose value they may hold.
     Flow-insensitive: assignments, augmented assignments, loop targets and in-place list growth
-    (``parts.append(p)``), propagated to a fixed point."""
+    (``parts.append(p)``), propagated to a fixed point. With ``conversions``, any call's result
+    also holds its first argument (see ``_names_in``)."""
     carriers: dict[str, set[str]] = {name: {name} for name in params}
     bindings: list[tuple[list[str], ast.AST]] = []
     for item in nodes_of(node, CARRYING):  # one walk of the definition for every kind
@@ -226,7 +244,7 @@ def _carriers(node: ast.AST, params: set[str]) -> dict[str, set[str]]:
     while changed:  # to a fixed point: the order of the bindings does not matter
         changed = False
         for targets, value in bindings:
-            found = set().union(*(carriers.get(name, set()) for name in _names_in(value)))
+            found = set().union(*(carriers.get(name, set()) for name in _names_in(value, conversions)))
             for target in targets if found else ():
                 held = carriers.setdefault(target, set())
                 if not found <= held:
@@ -258,34 +276,38 @@ CARRYING_METHODS = frozenset({"format", "format_map", "join", "replace", "strip"
 CARRYING_FUNCTIONS = frozenset({"str", "list", "tuple", "dict", "repr", "dedent", "cleandoc", "sorted", "reversed"})
 
 
-def _names_in(expr: ast.AST | None) -> set[str]:
-    """The local names whose value the expression's value carries (text, containers, fields)."""
+def _names_in(expr: ast.AST | None, conversions: bool = False) -> set[str]:
+    """The local names whose value the expression's value carries (text, containers, fields).
+    With ``conversions``, any other call's result carries its first argument: a message list
+    converted to another format (only asked for values that end up as an LLM call's messages)."""
     if expr is None:
         return set()
     if isinstance(expr, ast.Name):
         return {expr.id}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await, ast.FormattedValue)):
-        return _names_in(expr.value)
+        return _names_in(expr.value, conversions)
     if isinstance(expr, ast.JoinedStr):
-        return set().union(*(_names_in(v) for v in expr.values))
+        return set().union(*(_names_in(v, conversions) for v in expr.values))
     if isinstance(expr, ast.BinOp):
-        return _names_in(expr.left) | _names_in(expr.right)
+        return _names_in(expr.left, conversions) | _names_in(expr.right, conversions)
     if isinstance(expr, ast.BoolOp):
-        return set().union(*(_names_in(v) for v in expr.values))
+        return set().union(*(_names_in(v, conversions) for v in expr.values))
     if isinstance(expr, ast.IfExp):
-        return _names_in(expr.body) | _names_in(expr.orelse)
+        return _names_in(expr.body, conversions) | _names_in(expr.orelse, conversions)
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
-        return set().union(*(_names_in(e) for e in expr.elts))
+        return set().union(*(_names_in(e, conversions) for e in expr.elts))
     if isinstance(expr, ast.Dict):
-        return set().union(*(_names_in(v) for v in expr.values))
+        return set().union(*(_names_in(v, conversions) for v in expr.values))
     if isinstance(expr, ast.Call):
         func = expr.func
         carried = [*expr.args, *(k.value for k in expr.keywords)]
         if isinstance(func, ast.Attribute) and func.attr in CARRYING_METHODS:
-            return _names_in(func.value) | set().union(*(_names_in(a) for a in carried))
+            return _names_in(func.value, conversions) | set().union(*(_names_in(a, conversions) for a in carried))
         if isinstance(func, (ast.Name, ast.Attribute)) and \
                 (func.id if isinstance(func, ast.Name) else func.attr) in CARRYING_FUNCTIONS:
-            return set().union(*(_names_in(a) for a in carried))
+            return set().union(*(_names_in(a, conversions) for a in carried))
+        if conversions and expr.args and not isinstance(expr.args[0], ast.Starred):
+            return _names_in(expr.args[0], conversions)
     return set()
 
 
