@@ -42,7 +42,8 @@ MESSAGES = "messages"
 # Slot prefixes: "s#0" (system text), "u=prompt" (user turn), "m=messages" (the whole message list
 # an LLM call sends: the caller that builds it knows the request's full order).
 KINDS = {SYSTEM: "s", USER: "u", MESSAGES: "m"}
-CONVERTED = "~"  # a flow through a format converter's result: it reaches only message-list slots
+CONVERTED = "~"  # a flow as a message list only (through a format converter): it reaches "m" slots only
+TEXT_ONLY = "^"  # a flow as text inside a message only: it reaches "s" and "u" slots, not "m"
 Flow = tuple[int, str, str]  # (positional index or -1, parameter name, target)
 
 
@@ -103,19 +104,21 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         nonlocal converted
         if expr is None:
             return
-        direct = {param for name in _names_in(expr) for param in carriers.get(name, ())}
-        flows.update((position[param], param, target) for param in direct)
+        text = {param for name in _names_in(expr) for param in carriers.get(name, ())}
         if target in (SYSTEM, USER):
+            flows.update((position[param], param, target) for param in text)
             return
         # A message list passes through the project's format converters on its way to the SDK
         # (`messages = _prompt_to_dicts(prompt)`, `translate_history(history, config)`): what the
-        # caller hands over is still the request, in its order. Such flows count only where they
-        # end in a message list (marked CONVERTED when the target is another call's slot).
+        # caller hands over is still the request, in its order. Into another call's slot, a
+        # parameter that is only text inside a message (`{"content": question}`) is not the list,
+        # and one that reaches only through a converter is not text: each is marked.
         converted = converted if converted is not None else _carriers(node, names, conversions=True)
-        mark = "" if target == MESSAGES else CONVERTED
-        flows.update((position[param], param, mark + target)
-                      for name in _names_in(expr, conversions=True) for param in converted.get(name, ())
-                      if param not in direct)
+        listed = {param for name in _names_in(expr, conversions=True) for param in converted.get(name, ())}
+        for param in text | listed:
+            mark = "" if target == MESSAGES or param in text and param in listed else \
+                TEXT_ONLY if param in text else CONVERTED
+            flows.add((position[param], param, mark + target))
 
     for item in nodes_of(node, ast.Dict):
         role = _role_of_dict(item)
@@ -183,11 +186,11 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
         changed = False
         for position, (name, flows) in enumerate(candidates):
             for index, param, target in flows:
-                converted = target.startswith(CONVERTED)
+                mark = target[0] if target[0] in (CONVERTED, TEXT_ONLY) else ""
                 for kind, prefix in KINDS.items():
-                    if converted and kind != MESSAGES:
+                    if mark == CONVERTED and kind != MESSAGES or mark == TEXT_ONLY and kind == MESSAGES:
                         continue
-                    if target == kind or _reaches(target.lstrip(CONVERTED), slots, prefix):
+                    if target == kind or _reaches(target.lstrip(CONVERTED + TEXT_ONLY), slots, prefix):
                         own[position] |= {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
         agreed: dict[str, dict[str, int]] = {}
         for position, (name, _) in enumerate(candidates):
@@ -237,7 +240,7 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
                 bindings.append((target_names(item.target), item.value))
         elif isinstance(item, (ast.For, ast.AsyncFor)):
             bindings.append((target_names(item.target), item.iter))
-        elif isinstance(item.func, ast.Attribute) and item.func.attr in ("append", "extend", "insert") \
+        elif isinstance(item.func, ast.Attribute) and item.func.attr in GROWING_METHODS \
                 and isinstance(item.func.value, ast.Name):
             bindings.append(([item.func.value.id], item))
     changed = True
@@ -273,41 +276,67 @@ def target_names(target: ast.AST) -> list[str]:
 CARRYING_METHODS = frozenset({"format", "format_map", "join", "replace", "strip", "lstrip", "rstrip", "upper",
                               "lower", "title", "capitalize", "removeprefix", "removesuffix", "copy",
                               "substitute", "safe_substitute", "render", "encode", "decode"})
+GROWING_METHODS = ("append", "extend", "insert")  # `parts.append(p)`: the list now holds p
 CARRYING_FUNCTIONS = frozenset({"str", "list", "tuple", "dict", "repr", "dedent", "cleandoc", "sorted", "reversed"})
 
 
 def _names_in(expr: ast.AST | None, conversions: bool = False) -> set[str]:
     """The local names whose value the expression's value carries (text, containers, fields).
-    With ``conversions``, any other call's result carries its first argument: a message list
-    converted to another format (only asked for values that end up as an LLM call's messages)."""
+    With ``conversions``, see ``_list_names``."""
+    if conversions:
+        return _list_names(expr)
     if expr is None:
         return set()
     if isinstance(expr, ast.Name):
         return {expr.id}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await, ast.FormattedValue)):
-        return _names_in(expr.value, conversions)
+        return _names_in(expr.value)
     if isinstance(expr, ast.JoinedStr):
-        return set().union(*(_names_in(v, conversions) for v in expr.values))
+        return set().union(*(_names_in(v) for v in expr.values))
     if isinstance(expr, ast.BinOp):
-        return _names_in(expr.left, conversions) | _names_in(expr.right, conversions)
+        return _names_in(expr.left) | _names_in(expr.right)
     if isinstance(expr, ast.BoolOp):
-        return set().union(*(_names_in(v, conversions) for v in expr.values))
+        return set().union(*(_names_in(v) for v in expr.values))
     if isinstance(expr, ast.IfExp):
-        return _names_in(expr.body, conversions) | _names_in(expr.orelse, conversions)
+        return _names_in(expr.body) | _names_in(expr.orelse)
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
-        return set().union(*(_names_in(e, conversions) for e in expr.elts))
+        return set().union(*(_names_in(e) for e in expr.elts))
     if isinstance(expr, ast.Dict):
-        return set().union(*(_names_in(v, conversions) for v in expr.values))
+        return set().union(*(_names_in(v) for v in expr.values))
     if isinstance(expr, ast.Call):
         func = expr.func
         carried = [*expr.args, *(k.value for k in expr.keywords)]
-        if isinstance(func, ast.Attribute) and func.attr in CARRYING_METHODS:
-            return _names_in(func.value, conversions) | set().union(*(_names_in(a, conversions) for a in carried))
+        if isinstance(func, ast.Attribute) and func.attr in (*CARRYING_METHODS, *GROWING_METHODS):
+            return _names_in(func.value) | set().union(*(_names_in(a) for a in carried))
         if isinstance(func, (ast.Name, ast.Attribute)) and \
                 (func.id if isinstance(func, ast.Name) else func.attr) in CARRYING_FUNCTIONS:
-            return set().union(*(_names_in(a, conversions) for a in carried))
-        if conversions and expr.args and not isinstance(expr.args[0], ast.Starred):
-            return _names_in(expr.args[0], conversions)
+            return set().union(*(_names_in(a) for a in carried))
+    return set()
+
+
+def _list_names(expr: ast.AST | None) -> set[str]:
+    """The local names whose *list* the expression's value continues, converted or not: a name, a
+    slice, a splice, a concatenation, and any call's first argument (``_prompt_to_dicts(prompt)``,
+    ``translate_history(history, config)``: a project's format converter). Text put into a
+    message (``{"content": question}``, ``f"..."``, ``template.render(examples=...)``) is a part
+    of one message, not the list, so it does not count."""
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await)):
+        return _list_names(expr.value)
+    if isinstance(expr, ast.BinOp):
+        return _list_names(expr.left) | _list_names(expr.right)
+    if isinstance(expr, ast.BoolOp):
+        return set().union(*(_list_names(v) for v in expr.values))
+    if isinstance(expr, ast.IfExp):
+        return _list_names(expr.body) | _list_names(expr.orelse)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return set().union(*(_list_names(e) for e in expr.elts if isinstance(e, ast.Starred)))
+    if isinstance(expr, ast.Call):
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in (*GROWING_METHODS, "copy"):
+            return _list_names(expr.func.value) | set().union(*(_list_names(a) for a in expr.args[-1:]))
+        if expr.args and not isinstance(expr.args[0], ast.Starred):
+            return _list_names(expr.args[0])
     return set()
 
 
