@@ -340,3 +340,100 @@ def test_a_message_list_handed_to_a_provider_method_is_judged_where_it_is_built(
     found = findings(tmp_path, MESSAGE_LIST_APP)
     assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 6, "error")]
     assert "messages passed to chat_completion()" in found[0][3] and "assumed" not in found[0][3]
+
+
+def test_a_message_list_converted_by_a_project_helper_is_still_the_callers_list() -> None:
+    """``messages = _prompt_to_dicts(prompt)`` in a nested retry helper, ``llm_history =
+    translate(history, config)`` one frame up: the caller's list reaches the SDK call through the
+    project's format converters, so each frame gets a message-list slot (and only that)."""
+    completion = flows_of('''
+def _completion(self, prompt, tools):
+    messages = _prompt_to_dicts(prompt)
+    def _call(opts):
+        return litellm.completion(model="m", messages=messages, tools=tools, **opts)
+    return _call({})
+''', method=True)
+    step = flows_of('''
+def run_step(history, llm, config):
+    llm_history = translate(history, config)
+    for packet in llm.stream(prompt=llm_history):
+        yield packet
+''')
+    assert (0, "prompt", "messages") in completion
+    assert (0, "history", "~stream=prompt") in step
+    # a converter's other arguments are options, not the list
+    assert not any(param == "config" and "stream" in target for _, param, target in step)
+    stream = flows_of("def stream(self, prompt):\n    return self._completion(prompt=prompt, tools=None)", True)
+    wrappers = infer_wrappers([("_completion", completion, True), ("stream", stream, True),
+                               ("run_step", step, True)], UNTRACEABLE)
+    assert wrappers["run_step"] == {"m#0", "m=history"}
+    assert not system_wrappers(wrappers)  # a converted list is never taken for system text
+
+
+def test_text_inside_a_message_is_not_the_message_list_of_the_next_frame() -> None:
+    """`examples` is rendered into the system message of a list handed to a message-list slot:
+    it is message content, so its caller's argument is not judged as a message list."""
+    tagging = flows_of('''
+async def tagging(chat_mdl, content, examples):
+    prompt = TEMPLATE.render(examples=examples, content=content)
+    msg = [{"role": "system", "content": prompt}, {"role": "user", "content": "Output: "}]
+    _, msg = fit_in(msg, chat_mdl.max_length)
+    return await chat_mdl.async_chat(prompt, msg[1:])
+''')
+    assert (2, "examples", "^async_chat#1") in tagging
+    chat = flows_of('''
+async def async_chat(self, system, history):
+    history.insert(0, {"role": "system", "content": system})
+    return await self.client.chat.completions.create(model="m", messages=clean(history))
+''', method=True)
+    wrappers = infer_wrappers([("async_chat", chat, True), ("tagging", tagging, True)], UNTRACEABLE)
+    assert "m#1" in wrappers["async_chat"] and "s#0" in wrappers["async_chat"]
+    assert "m#2" not in wrappers["tagging"] and "s#2" in wrappers["tagging"]
+
+
+AGENT_LOOP_APP = {
+    "app/llm.py": """
+import litellm
+class LitellmLLM:
+    def _completion(self, prompt, tools):
+        messages = [_to_dict(m) for m in prompt] if isinstance(prompt, list) else _to_dict(prompt)
+        def _call():
+            return litellm.completion(model=self.model, messages=messages, tools=tools)
+        return _call()
+    def stream(self, prompt, tools=None):
+        yield from self._completion(prompt=prompt, tools=tools)
+""",
+    "app/step.py": """
+from app.llm import LitellmLLM
+def run_llm_step(history, llm: LitellmLLM, tools):
+    llm_history = translate_history(history, llm.config)
+    return list(llm.stream(prompt=llm_history, tools=tools))
+""",
+    "app/loop.py": """
+from app.step import run_llm_step
+PROMPT = "You are the orchestrator.\\nYou have used {used} of {limit} research cycles.\\n" + \\
+    "Delegate one high level research task at a time and cite every source you rely on. " * 30
+def research(llm, history, limit):
+    for cycle in range(limit):
+        system = ChatMessage(message=PROMPT.format(used=cycle, limit=limit), message_type=MessageType.SYSTEM)
+        messages = construct_history(system_prompt=system, history=history)
+        history.append(run_llm_step(messages, llm, tools=[]))
+""",
+}
+
+
+def test_an_agent_loop_counter_in_the_system_prompt_through_a_provider_class(tmp_path: Path) -> None:
+    """INVALID: the loop sends a request each cycle through two project frames and a format
+    converter (`run_llm_step` -> `LitellmLLM.stream` -> `_completion`), and rewrites the system
+    prompt with the cycle number ahead of the fixed instructions and the growing history."""
+    found = findings(tmp_path, AGENT_LOOP_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/loop.py", 3, "error")]
+    assert "counter `cycle`" in found[0][3] and "system message (message_type= keyword)" in found[0][3]
+
+
+def test_the_same_loop_with_the_counter_in_the_final_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the cycle count goes after the history, in the turn that is new anyway."""
+    loop = AGENT_LOOP_APP["app/loop.py"].replace(
+        "PROMPT.format(used=cycle, limit=limit)", "PROMPT.format(used='some', limit='a few')").replace(
+        "history=history)", "history=[*history, {'role': 'user', 'content': f'Cycle {cycle} of {limit}.'}])")
+    assert findings(tmp_path, {**AGENT_LOOP_APP, "app/loop.py": loop}) == []
