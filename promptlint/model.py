@@ -168,6 +168,17 @@ class RelatedLocation:
     location: Location
     message: str
 
+    @property
+    def is_origin(self) -> bool:
+        """The step where the volatile value is born (reporters show it as `born at` instead)."""
+        return self.message.endswith(ORIGIN_VERBS)
+
+
+# How a finding's first step says where its value is born: a call (`datetime.now`), a counter
+# that advances (`cycle`, `step += 1`), or text derived from the request's input.
+ORIGIN_VERB = {"counter": "changes here", "request-derived": "is derived here"}
+ORIGIN_VERBS = ("is called here", *ORIGIN_VERB.values())
+
 
 @dataclass(frozen=True)
 class ProviderLoss:

@@ -91,6 +91,23 @@ def ask(question: str, history: list) -> str:
                           (11, 5, "assigned to `system`"), (12, 12, f"reaches the `{CALL}` call here")]
 
 
+def test_a_loop_counter_is_said_to_change_where_it_advances(tmp_path: Path) -> None:
+    """A counter is not called: its first step says where it changes, and reporters still show
+    that step as `born at`, not as a `via` step."""
+    [f] = findings(tmp_path, '''
+TEMPLATE = "Step {n} of the task.\\n" + RULES
+def run(history: list, task: str) -> None:
+    step = 0
+    while step < 10:
+        system = TEMPLATE.format(n=step)
+        history.append(client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, *history, {"role": "user", "content": task}]))
+        step += 1
+''')
+    assert related(f)[0] == (14, 9, "`step += 1` changes here")
+    assert f.related[0].is_origin and not any(r.is_origin for r in f.related[1:])
+
+
 def test_assumed_scope_is_stated_after_the_message(tmp_path: Path) -> None:
     [f] = findings(tmp_path, '''
 def ask(question: str, user_id: str, history: list) -> str:

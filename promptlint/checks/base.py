@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import ClassVar, Iterable
 
 from promptlint.model import (
+    ORIGIN_VERB,
+    ORIGIN_VERBS,
     CacheBreakpoint,
     Finding,
     Hole,
@@ -160,7 +162,8 @@ class Rule:
         location = hole.location or layout.call.location
         related = [RelatedLocation(step.location, step.description) for step in hole.path]
         if hole.origin is not None and hole.origin.location != location:
-            related.insert(0, RelatedLocation(hole.origin.location, f"`{hole.origin.source}` is called here"))
+            verb = ORIGIN_VERB.get(hole.origin.category, ORIGIN_VERBS[0])
+            related.insert(0, RelatedLocation(hole.origin.location, f"`{hole.origin.source}` {verb}"))
         related.append(RelatedLocation(layout.call.location, f"reaches the `{layout.call.api}` call here"))
         if hole.assumption:
             message += f" (assumption: {hole.assumption})"

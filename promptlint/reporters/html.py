@@ -459,7 +459,7 @@ def _path_steps(finding: Finding) -> Iterable[tuple[str, str]]:
         source = finding.volatile_source
         yield source.location.short(), f"born here: `{source.source}` ({source.category})"
     for related in finding.related:
-        if "is called here" not in related.message:
+        if not related.is_origin:
             yield related.location.short(), related.message
 
 

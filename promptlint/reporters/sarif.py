@@ -150,7 +150,7 @@ def _code_flow(finding: Finding) -> dict[str, Any]:
     steps = []
     if finding.volatile_source is not None:
         steps.append((finding.volatile_source.location, f"`{finding.volatile_source.source}`"))
-    steps += [(r.location, r.message) for r in finding.related if "is called here" not in r.message]
+    steps += [(r.location, r.message) for r in finding.related if not r.is_origin]
     if not steps or steps[-1][0] != finding.call_site.location:
         steps.append((finding.call_site.location, f"`{finding.call_site.api}` call"))
     return {"threadFlows": [{"locations": [

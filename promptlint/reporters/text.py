@@ -68,7 +68,7 @@ def render_finding(console: Console, finding: Finding) -> None:
     if source is not None and (source.location.path, source.location.line) != (loc.path, loc.line):
         console.print(f"   [dim]born at[/]  {escape(source.location.short())}  `{escape(source.source)}`")
     for related in finding.related:
-        if "is called here" in related.message or "reaches the" in related.message:
+        if related.is_origin or "reaches the" in related.message:
             continue
         console.print(f"   [dim]via[/]      {escape(related.location.short())}  {escape(related.message)}")
     call = finding.call_site
