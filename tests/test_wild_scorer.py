@@ -191,3 +191,26 @@ def test_judgements_are_merged_and_a_later_one_replaces_an_earlier(tmp_path: Pat
     new.write_text(json.dumps(dict(first, verdict=None)) + "\n")
     assert score.add_judged(judged, [new]) == 2
     assert "needs a verdict" in capsys.readouterr().err
+
+
+def test_a_true_findings_path_through_a_missed_bust_is_listed_but_not_counted() -> None:
+    """A finding located at a template placeholder, born at a loop header, whose path passes the
+    labelled `.format(...)` line: listed apart, only when judged true, never counted as found."""
+    bust = score.parse_label(label(volatile=[30, 30], lands=[28, 32], rule="PC001"), "t")
+    through = score.Finding("acme/shop", "shop/prompts.py", 5, "PC001", "error", "counter `cycle` ...",
+                            source=("shop/app.py", 20), steps=(("shop/app.py", 20), ("shop/app.py", 28)))
+    beside = score.Finding("acme/shop", "shop/prompts.py", 9, "PC001", "error", "clock ...",
+                           steps=(("shop/app.py", 29),))
+    judged = {through.key: [{"verdict": True, "message_start": "counter"}],
+              beside.key: [{"verdict": False, "message_start": "clock"}]}
+    result = score.score([bust], [through, beside], judged)
+    assert result.missed == [bust] and result.seen_on_path == {bust.id: [through]}
+    data = score.summary(result, lines=100)
+    assert (data["found"], data["seen_on_path"]) == (0, 1)
+
+
+def test_a_reports_related_locations_become_the_findings_steps() -> None:
+    report = {"findings": [{"path": "p.py", "line": 3, "rule": "PC001", "severity": "error", "message": "m",
+                            "related": [{"path": "a.py", "line": 7, "message": "x"}, {"path": None, "line": 1}]}]}
+    [finding] = score.findings_from_report("acme/shop", report, prefix="sub/")
+    assert finding.steps == (("sub/a.py", 7),)

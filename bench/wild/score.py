@@ -73,6 +73,7 @@ class Finding:
     severity: str
     message: str
     source: tuple[str, int] | None = None
+    steps: tuple[tuple[str, int], ...] = ()  # the finding's related locations (its value's path)
 
     @property
     def key(self) -> tuple[str, str, int, str]:
@@ -92,6 +93,10 @@ class Score:
     # Busts an info finding points at while no warning or error does: seen by the analysis, but
     # judged too small or too uncertain to report by default (never counted as found).
     seen_at_info: dict[str, list[Finding]] = field(default_factory=dict)
+    # Busts no finding is located at, while the path of a finding judged true passes through the
+    # label's lines (another location convention: the value born at a loop header and placed in a
+    # template, where the label names the `.format(...)` call). Never counted as found.
+    seen_on_path: dict[str, list[Finding]] = field(default_factory=dict)
 
 
 def _span(value: Any, where: str) -> tuple[int, int]:
@@ -165,9 +170,11 @@ def findings_from_report(repo: str, report: dict[str, Any], prefix: str = "") ->
     for item in report["findings"]:
         source = item.get("volatile_source") or {}
         source_at = (prefix + source["path"], int(source["line"])) if source.get("path") and source.get("line") else None
+        steps = tuple((prefix + step["path"], int(step["line"])) for step in item.get("related") or ()
+                      if step.get("path") and step.get("line"))
         found.append(Finding(
             repo=repo, path=prefix + item["path"], line=int(item["line"]), rule=item["rule"],
-            severity=item["severity"], message=item["message"], source=source_at,
+            severity=item["severity"], message=item["message"], source=source_at, steps=steps,
         ))
     return found
 
@@ -214,6 +221,11 @@ def score(labels: list[Label], findings: list[Finding], judged: dict[tuple[str, 
             result.judged_true.append(finding)
         else:
             result.judged_false.append((finding, record.get("reason", "")))
+    for label in result.missed:
+        on_path = [f for f in result.judged_true if f.repo == label.repo and any(
+            p == path and first <= line <= last for p, line in f.steps for path, first, last in label.spans())]
+        if on_path:
+            result.seen_on_path[label.id] = on_path
     return result
 
 
@@ -249,6 +261,7 @@ def summary(result: Score, lines: int) -> dict[str, Any]:
         "recall": ratio(len(result.found), len(busts)),
         "found": len(result.found),
         "seen_at_info": len(result.seen_at_info),
+        "seen_on_path": len(result.seen_on_path),
         "safe_violated": len(result.violated),
         "label_precision": ratio(len(result.found), len(result.found) + len(result.violated)),
         "findings": len(result.findings),
@@ -347,6 +360,7 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
           f"{data['labels']['safe']} safe labels, {data['lines']:,} Python lines analyzed")
     print(f"recall   {_pct(data['recall'])}  ({data['found']} of {data['labels']['bust']} busts found)")
     print(f"missed busts an info finding points at: {data['seen_at_info']} (not counted as found)")
+    print(f"missed busts the path of a true finding passes through: {data['seen_on_path']} (not counted as found)")
     print(f"safe look-alikes flagged: {data['safe_violated']} of {data['labels']['safe']}")
     print(f"precision over judged findings {_pct(data['precision'])}  ({data['judged_true']} true of "
           f"{data['judged']} judged; {data['unjudged']} of {data['findings']} findings not judged yet)")
@@ -372,6 +386,8 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
         for label in result.missed:
             info = result.seen_at_info.get(label.id)
             seen = f" (info at {info[0].path}:{info[0].line})" if info else ""
+            on_path = result.seen_on_path.get(label.id)
+            seen += f" (on the path of {on_path[0].path}:{on_path[0].line})" if on_path else ""
             print(f"  {label.id:24} {label.repo} {label.lands_path}:{label.lands[0]} [{label.reach}/{label.kind}]{seen} "
                   f"{label.reason}")
     if result.violated:
