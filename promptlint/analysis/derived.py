@@ -100,7 +100,7 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):  # `x: str` binds, uses nothing
             uses.append((set(target_names(node.target)), _used(node.value) if node.value is not None else set()))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
-            uses.append((set(target_names(node.target)), _used(node.iter)))
+            uses.append((set(target_names(_content_target(node))), _used(node.iter)))
         else:
             uses.extend((set(target_names(item.optional_vars)), _used(item.context_expr))
                         for item in node.items if item.optional_vars is not None)
@@ -116,6 +116,16 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
                 derived |= targets
                 changed = True
     return derived
+
+
+def _content_target(loop: ast.For | ast.AsyncFor) -> ast.expr:
+    """What a loop binds to the iterated content: in ``for i, doc in enumerate(docs)`` the index
+    ``i`` is a position (1, 2, 3 on every request), only ``doc`` is the content."""
+    it, target = loop.iter, loop.target
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return target.elts[1]
+    return target
 
 
 def local_names(function: ast.AST) -> set[str]:

@@ -1339,6 +1339,25 @@ class Evaluator:
 
     # --- assembly points (rules/prompt_sinks.yaml) ---------------------------------------------
 
+    def inserted_message(self, frame: Frame, node: ast.Call, target: ast.expr, receiver: Value,
+                         message: Value) -> None:
+        """``messages.insert(1, {"role": "system", "content": memories})``: a system message put
+        into a message list ahead of what it already holds. The messages after it are there, not
+        assumed: they are the history the insert shifts. An insert at the end (``len(messages)``)
+        or into an empty list adds the last message, and a literal list's own order is judged
+        where it is sent."""
+        if not isinstance(message, Mapping) or (role := message.get("role")) is None or not self.is_system_role(role):
+            return
+        index = node.args[0] if node.args else None
+        if isinstance(receiver, Seq) or index is None or any(
+                isinstance(n, ast.Call) and getattr(n.func, "id", None) == "len" for n in ast.walk(index)):
+            return
+        rest = frame.module.snippet(target)
+        after = Hole(Volatility.UNKNOWN, f"the messages already in `{rest}`", frame.module.location(target),
+                     is_history=True)
+        self.assembled(frame, node, f"system message inserted into `{rest}`", self.message_text(message.get, []),
+                       messages=Seq((Splice(after),)))
+
     def is_system_role(self, role: Value) -> bool:
         """``"system"``, ``"developer"``, or an enum member ending in one (``MessageRole.SYSTEM``)."""
         text = literal_text(role)

@@ -540,6 +540,8 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
     """Methods of plain values: str, list, dict, set, paths, templates, volatile values."""
     target = node.func.value if isinstance(node.func, ast.Attribute) else None
     where = frame.module.location(node)
+    if name == "insert" and len(args) >= 2 and target is not None:
+        ev.inserted_message(frame, node, target, receiver, args[1])
     if isinstance(receiver, TemplateVal):
         return template_method(ev, receiver, name, args, kwargs, frame, node)
     if isinstance(receiver, Text):

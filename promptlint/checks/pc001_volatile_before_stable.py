@@ -169,6 +169,14 @@ def reply(memory, question: str, history: list):
         {"role": "system", "content": RULES}, *history,
         {"role": "user", "content": f"{question}\\n\\nRelevant facts:\\n{facts}"}])
 """,
+        # Memories inserted at the end of the list: the last message, nothing of the list after it.
+        """
+class Memory:
+    async def enhance(self, context, query: str):
+        memories = await self.store.search(query)
+        messages = context.get_messages()
+        messages.insert(len(messages), {"role": "system", "content": f"Memories: {memories}"})
+""",
         # A conversation id before the history only: that history belongs to the conversation.
         """
 def build(conversation_id: str, history: list) -> list:
@@ -261,6 +269,17 @@ def answer(question: str, retriever) -> str:
     system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 80
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": question}])
+""",
+        # Memories looked up for this query, inserted as a system message ahead of the messages
+        # the conversation already holds: the whole history after it shifts on every turn.
+        """
+class Memory:
+    async def enhance(self, context, query: str):
+        memories = await self.store.search(query)
+        text = "Relevant memories:\\n" + "\\n".join(f"{i}. {m['memory']}" for i, m in enumerate(memories, 1))
+        messages = context.get_messages()
+        messages.insert(self.position, {"role": "system", "content": text})
+        context.set_messages(messages)
 """,
         # A model function chosen at runtime, given the system prompt by keyword.
         """
