@@ -33,7 +33,9 @@ or a value passed to an *inferred wrapper*: a project function whose parameter e
 content, at any depth (`provider.chat(system, history)` → `history.insert(0, {"role": "system",
 "content": system})`), or any call with a `system_prompt=` keyword. Every provider puts system
 content before the history, so the loss is known without seeing the LLM call; the finding names
-the assembly point and says that the history after it is assumed.
+the assembly point and says that the history after it is assumed. A system message inserted into
+a list ahead of what it holds (`messages.insert(1, {"role": "system", "content": memories})`) has
+that list's messages after it: they are known to be there, not assumed.
 
 Values computed from the request's own input are per request too: text built from the name that
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
