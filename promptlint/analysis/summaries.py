@@ -96,7 +96,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         return ()
     names = {name for _, name in params}
     carriers = _carriers(node, names)
-    converted: dict[str, set[str]] | None = None  # computed only for a definition that sends a list
+    converted: dict[str, set[str]] | None = None  # list carriers, computed at the first flow that needs them
     flows: set[Flow] = set()
     position = {name: index for index, name in params}
 
@@ -228,8 +228,8 @@ CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, as
 def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dict[str, set[str]]:
     """Local names (and the parameters themselves) -> the parameters whose value they may hold.
     Flow-insensitive: assignments, augmented assignments, loop targets and in-place list growth
-    (``parts.append(p)``), propagated to a fixed point. With ``conversions``, any call's result
-    also holds its first argument (see ``_names_in``)."""
+    (``parts.append(p)``), propagated to a fixed point. With ``conversions``, the names whose
+    *list* a local continues instead, through any call's first argument (see ``_list_names``)."""
     carriers: dict[str, set[str]] = {name: {name} for name in params}
     bindings: list[tuple[list[str], ast.AST]] = []
     for item in nodes_of(node, CARRYING):  # one walk of the definition for every kind
