@@ -77,6 +77,7 @@ class Knowledge:
     history_windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     user_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     agent_instructions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    chat_templates: frozenset[str] = frozenset()  # chat prompt templates judged where they are built
     # Lookups (rules/sources.yaml): (method glob, category) and, for generic method names,
     # (category, methods, receiver words).
     lookups: tuple[tuple[str, str], ...] = ()
@@ -98,7 +99,8 @@ class Knowledge:
     @property
     def assembly_names(self) -> frozenset[str]:
         """Last names of the assembly constructors, plus the role marker: what the reach looks for."""
-        names = {name.rsplit(".", 1)[-1] for name in (*self.system_messages, *self.agent_instructions)}
+        names = {name.rsplit(".", 1)[-1] for name in (*self.system_messages, *self.agent_instructions,
+                                                      *self.chat_templates)}
         return frozenset(names | {ROLE_MARKER})
 
     def is_stable_name(self, name: str) -> bool:
@@ -252,6 +254,7 @@ def load_knowledge(config: Config) -> Knowledge:
                          for name, spec in sinks_raw.get("history_windows", {}).items()},
         user_messages=_argument_lists(sinks_raw["user_messages"]),
         agent_instructions=agent_instructions,
+        chat_templates=frozenset(sinks_raw.get("chat_templates", ())),
         lookups=tuple(lookups),
         lookup_receivers=lookup_receivers,
     )

@@ -108,6 +108,23 @@ def run(history: list, task: str) -> None:
     assert f.related[0].is_origin and not any(r.is_origin for r in f.related[1:])
 
 
+def test_a_placeholder_after_line_continuations_is_placed_on_its_own_line(tmp_path: Path) -> None:
+    """A triple-quoted template whose lines end in `\\` (the break is not in the value): the
+    placeholder is found on the source line where it is written, not lines earlier."""
+    [f] = findings(tmp_path, '''
+TEMPLATE = """Rules: answer briefly, \\
+cite the section, \\
+never guess.
+Time: {now}
+""" + RULES
+def ask(history: list, question: str) -> str:
+    system = TEMPLATE.format(now=datetime.now())
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''')
+    assert (f.location.line, f.location.column) == (10, 7)  # `Time: {now}` (the file starts at `import os`)
+
+
 def test_assumed_scope_is_stated_after_the_message(tmp_path: Path) -> None:
     [f] = findings(tmp_path, '''
 def ask(question: str, user_id: str, history: list) -> str:

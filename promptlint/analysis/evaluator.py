@@ -108,6 +108,32 @@ def _content_start(where: Location | None, source: str) -> Location | None:
     return replace(where, column=where.column + quote + opening)
 
 
+def _continued_lines(node: ast.Constant, module: ModuleInfo, first_column: int) -> list[tuple[str, int, int]] | None:
+    """A multi-line string literal whose source lines end in ``\\`` (the line break is not part
+    of the value): its value line by line, each piece with the source line and column it starts
+    at, so a placeholder's position is counted from its own line. None when the pieces do not
+    give back the value (a quoting form this does not read)."""
+    source = ast.get_source_segment(module.source, node)
+    if source is None:
+        return None
+    quote = next((i for i, char in enumerate(source[:4]) if char in "'\""), None)
+    if quote is None or "r" in source[:quote].lower() or "b" in source[:quote].lower():
+        return None
+    delimiter = source[quote:quote + 3] if source[quote:quote + 3] in ('"""', "'''") else source[quote]
+    body = source[quote + len(delimiter):len(source) - len(delimiter)]
+    pieces: list[tuple[str, int, int]] = []
+    lines = body.split("\n")
+    for offset, raw in enumerate(lines):
+        continued = raw.endswith("\\") and (len(raw) - len(raw.rstrip("\\"))) % 2 == 1
+        text = raw[:-1] if continued else raw + ("" if offset == len(lines) - 1 else "\n")
+        try:
+            value = ast.literal_eval(f"{delimiter}{text}{delimiter}") if "\\" in text else text
+        except (SyntaxError, ValueError):
+            return None
+        pieces.append((value, node.lineno + offset, first_column if offset == 0 else 1))
+    return pieces if "".join(text for text, _, _ in pieces) == node.value else None
+
+
 def _known_truth(value: Value) -> bool | None:
     """The truth of a flag whose value is known: None, a bool literal, a number; else None."""
     if isinstance(value, NoneVal):
@@ -521,8 +547,16 @@ class Evaluator:
         if isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
             return Number((Literal(str(node.value), frame.module.location(node)),))
         if isinstance(node.value, str):
+            start = frame.module.location(node)
+            if start is not None and node.end_lineno is not None and \
+                    node.value.count("\n") != node.end_lineno - node.lineno:
+                opening = _content_start(start, frame.module.snippet(node, 8)) or start
+                lines = _continued_lines(node, frame.module, opening.column)  # `\` continuations in the string
+                if lines is not None:
+                    return concat(*((Literal(text, replace(start, line=line, column=column)),)
+                                    for text, line, column in lines if text))
             # Eight characters hold any prefix and opening quotes; a short snippet is not kept on the node.
-            return lit(node.value, _content_start(frame.module.location(node), frame.module.snippet(node, 8)))
+            return lit(node.value, _content_start(start, frame.module.snippet(node, 8)))
         return lit(str(node.value), frame.module.location(node))
 
     def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
@@ -659,6 +693,8 @@ class Evaluator:
         if isinstance(base, Instance):
             return self.instance_attribute(base, attr, frame, where)
         if isinstance(base, ClassVal):
+            if self.is_library_model(f"{base.info.qualname}.{attr}"):
+                return Ref(f"{base.info.qualname}.{attr}")  # `SystemPromptTemplate.from_template`
             return self.class_attribute(base.info, attr, frame, None) or unknown(attr, where)
         if isinstance(base, PathVal):
             if attr == "parent" and base.path is not None:
@@ -1019,6 +1055,10 @@ class Evaluator:
 
     def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], frame: Frame,
              node: ast.Call | None) -> Value:
+        if isinstance(callee, ClassVal) and self.is_library_model(callee.info.qualname):
+            # The project's own copy of a chat template class we model (DB-GPT's `dbgpt.core` in its
+            # tree): the model knows what it builds; running its code would lose the message roles.
+            return self.call_external(callee.info.qualname, args, kwargs, frame, node)
         if isinstance(callee, FuncVal):
             if callee.qualname in self.knowledge.apis:  # a project function declared as a wrapper
                 self.report_sink(frame, node, callee.qualname, args, kwargs, None)
@@ -1217,6 +1257,17 @@ class Evaluator:
             if explicit is not None:
                 return self.eval(explicit, class_frame)
         return module_constant(self.eval(default, Frame(info.module, import_time=True, depth=frame.depth + 1)))
+
+    def is_library_model(self, qualname: str) -> bool:
+        """A chat template class (rules/prompt_sinks.yaml `chat_templates`), one of its message
+        classes' ``from_template``, or its ``MessagesPlaceholder``, also where the project holds
+        the library's code: the model says what they build (roles, placeholders)."""
+        owner = qualname.rsplit(".", 1)[0]
+        module = owner.rsplit(".", 1)[0]
+        return qualname in self.knowledge.chat_templates or \
+            qualname.endswith(".from_template") and owner.endswith(templates.ROLE_TEMPLATES) \
+            and module + ".ChatPromptTemplate" in self.knowledge.chat_templates or \
+            qualname.endswith(".MessagesPlaceholder") and owner + ".ChatPromptTemplate" in self.knowledge.chat_templates
 
     def call_member(self, member: Member, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                     node: ast.Call | None) -> Value:

@@ -497,6 +497,34 @@ def langchain_messages(messages: Seq, values: dict[str, Value]) -> Seq:
     return Seq(tuple(items), messages.order)
 
 
+# A chat template's message classes: LangChain's `SystemMessagePromptTemplate`, DB-GPT's
+# `SystemPromptTemplate` / `HumanPromptTemplate` / `AIPromptTemplate`.
+ROLE_TEMPLATES = ("MessagePromptTemplate", "SystemPromptTemplate", "HumanPromptTemplate", "AIPromptTemplate")
+
+
+def judge_chat_template(ev: "Evaluator", template: TemplateVal, frame: "Frame", node: ast.Call) -> None:
+    """A chat template knows its own order (system, the history placeholder, the user's turn), so
+    it is judged where it is built, before any framework fills it: a variable that fills the final
+    user message is the request's own input, and the same variable earlier in the template (the
+    question repeated in the system text) changes with every request, ahead of the history."""
+    messages = template.body if isinstance(template.body, Seq) else None
+    if messages is None or not messages.items or not isinstance(last := messages.items[-1], Mapping) \
+            or literal_text(last.get("role") or NONE) != "user" or not isinstance(last.get("content"), Text):
+        return
+    inputs = sorted({name.split(".")[0].split("[")[0] for seg in last.get("content").segs
+                     if isinstance(seg, Literal) for _, name, _ in _split_placeholders(seg.text, "format") if name})
+    if not inputs:
+        return
+    where = frame.module.location(node)
+    values: dict[str, Value] = {}
+    for name in inputs:
+        origin = Origin(where, name, "request-derived", Volatility.PER_REQUEST)
+        values[name] = Unknown(Hole(Volatility.PER_REQUEST, "{" + name + "}", None, origin=origin,
+                                    assumption=f"`{name}` fills the template's final user message, so it is "
+                                               "the request's own input"))
+    ev.message_list(frame, node, "chat template built here", langchain_messages(messages, values))
+
+
 def langchain_template(messages: Value) -> TemplateVal:
     items: list[Value] = []
     if isinstance(messages, Seq):
@@ -829,8 +857,13 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
     if qualname in ("jinja2.Environment", "jinja2.sandbox.SandboxedEnvironment", "jinja2.FileSystemLoader",
                     "jinja2.PackageLoader", "jinja2.loaders.FileSystemLoader"):
         return Obj("jinja2." + short, tuple(kwargs.items()), tuple(args))
-    if short in ("from_messages",) and "ChatPromptTemplate" in qualname:
-        return langchain_template(first or NONE)
+    if short in ("from_messages",) and "ChatPromptTemplate" in qualname or short == "ChatPromptTemplate":
+        # `ChatPromptTemplate.from_messages([...])`, or the constructor with `messages=[...]` (DB-GPT's own)
+        template = langchain_template((kwargs.get("messages") if short == "ChatPromptTemplate" else None)
+                                      or first or NONE)
+        if node is not None and qualname in ev.knowledge.chat_templates:
+            judge_chat_template(ev, template, frame, node)
+        return template
     if short in ("from_template", "from_template_file") or qualname.endswith("PromptTemplate"):
         if short == "from_template_file" and first is not None:
             first = file_text(ev, first, frame, node)
@@ -838,7 +871,7 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         if short in ("from_template",) and "Chat" in qualname:
             return langchain_template(Seq((Seq((lit("user"), text or NONE)),)))
         owner = qualname.rsplit(".", 1)[0] if short == "from_template" else ""
-        if owner.endswith("MessagePromptTemplate") and isinstance(text, Text):
+        if owner.endswith(ROLE_TEMPLATES) and isinstance(text, Text):
             # `SystemMessagePromptTemplate.from_template(t)`: one message of a chat template, with its role.
             return Obj(owner, (("content", TemplateVal("format", text)),))
         if isinstance(text, Text):

@@ -179,6 +179,17 @@ class Memory:
         messages = context.get_messages()
         messages.insert(len(messages), {"role": "system", "content": f"Memories: {memories}"})
 """,
+        # A chat template whose system text holds only fixed instructions and the retrieved context
+        # (not the question): the question is the final user turn, where it belongs.
+        """
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+RULES = "Answer from the context only and cite the fragment numbers you used. " * 30
+prompt = ChatPromptTemplate.from_messages([
+    ("system", RULES + "\\nContext:\\n{context}"),
+    MessagesPlaceholder("chat_history"),
+    ("human", "{question}"),
+])
+""",
         # A conversation id before the history only: that history belongs to the conversation.
         """
 def build(conversation_id: str, history: list) -> list:
@@ -282,6 +293,18 @@ class Memory:
         messages = context.get_messages()
         messages.insert(self.position, {"role": "system", "content": text})
         context.set_messages(messages)
+""",
+        # A chat template (rules/prompt_sinks.yaml `chat_templates`) that repeats the final user
+        # turn's variable in its system text, ahead of the history placeholder: judged where it
+        # is built, whatever framework fills it later.
+        """
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+RULES = "Answer from the context only and cite the fragment numbers you used. " * 30
+prompt = ChatPromptTemplate.from_messages([
+    ("system", "The user asks: {question}\\n" + RULES),
+    MessagesPlaceholder("chat_history"),
+    ("human", "{question}"),
+])
 """,
         # A model function chosen at runtime, given the system prompt by keyword.
         """
