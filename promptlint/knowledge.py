@@ -90,9 +90,12 @@ class Knowledge:
         for category, regex in _lookup_regexes(self.lookups):
             if regex.match(method):
                 return category
-        receiver = (receiver or "").lower()
+        # The receiver's name parts (`chunks_vdb`, `vectorStore`), each matched at its start or
+        # end: `vectorstore` is a vector store, while `storage` is not a `rag`.
+        parts = re.split(r"[_\W]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", receiver or "").lower())
         for category, methods, words in self.lookup_receivers:
-            if method in methods and any(word in receiver for word in words):
+            if method in methods and any(part.startswith(word) or part.endswith(word)
+                                         for part in parts if part for word in words):
                 return category
         return None
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from promptlint.config import ConfigError, load_config
+from promptlint.config import Config, ConfigError, load_config
 from promptlint.engine import analyze
+from promptlint.knowledge import load_knowledge
 from tests.conftest import write_tree
 
 POLICY = "Answer from the policy handbook only and cite the section you used. " * 20
@@ -127,3 +128,13 @@ def test_bad_configuration_is_a_clear_error(tmp_path: Path, text: str, message: 
     write_tree(tmp_path, {"app.py": "x = 1\n", "pyproject.toml": text})
     with pytest.raises(ConfigError, match=message):
         analyze([tmp_path], load_config(tmp_path), cwd=tmp_path)
+
+
+def test_a_generic_lookup_needs_a_store_word_at_a_part_of_the_receivers_name() -> None:
+    """`query` is a lookup on `self.chunks_vdb` or a `vectorStore`, not on `self.storage`, whose
+    name merely contains `rag` (DB-GPT's prompt manager reading a stored template)."""
+    knowledge = load_knowledge(Config())
+    assert [knowledge.lookup_category("query", name) for name in
+            ("chunks_vdb", "vectorStore", "faiss_index", "user_memories", "storage", "story", None)] == [
+        "retrieval", "retrieval", "retrieval", "memory", None, None, None]
+    assert knowledge.lookup_category("similarity_search", "storage") == "retrieval"  # by the method alone
