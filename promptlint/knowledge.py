@@ -90,12 +90,9 @@ class Knowledge:
         for category, regex in _lookup_regexes(self.lookups):
             if regex.match(method):
                 return category
-        # The receiver's name parts (`chunks_vdb`, `vectorStore`), each matched at its start or
-        # end: `vectorstore` is a vector store, while `storage` is not a `rag`.
-        parts = re.split(r"[_\W]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", receiver or "").lower())
         for category, methods, words in self.lookup_receivers:
             if method in methods and any(part.startswith(word) or part.endswith(word)
-                                         for part in parts if part for word in words):
+                                         for part in _name_parts(receiver or "") for word in words):
                 return category
         return None
 
@@ -112,6 +109,13 @@ class Knowledge:
 
 def _glob_match(pattern: str, name: str) -> bool:
     return _glob_regex(pattern).match(name) is not None
+
+
+@lru_cache(maxsize=4096)
+def _name_parts(name: str) -> tuple[str, ...]:
+    """A receiver's name parts (`chunks_vdb`, `vectorStore`), each matched at its start or end by
+    the store words: `vectorstore` is a vector store, while `storage` is not a `rag`."""
+    return tuple(part for part in re.split(r"[_\W]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()) if part)
 
 
 @lru_cache(maxsize=8)

@@ -113,7 +113,7 @@ def _continued_lines(node: ast.Constant, module: ModuleInfo, first_column: int) 
     of the value): its value line by line, each piece with the source line and column it starts
     at, so a placeholder's position is counted from its own line. None when the pieces do not
     give back the value (a quoting form this does not read)."""
-    source = ast.get_source_segment(module.source, node)
+    source = module.source_segment(node)
     if source is None:
         return None
     quote = next((i for i, char in enumerate(source[:4]) if char in "'\""), None)
@@ -548,7 +548,7 @@ class Evaluator:
             return Number((Literal(str(node.value), frame.module.location(node)),))
         if isinstance(node.value, str):
             start = frame.module.location(node)
-            if start is not None and node.end_lineno is not None and \
+            if start is not None and node.end_lineno is not None and node.end_lineno > node.lineno and \
                     node.value.count("\n") != node.end_lineno - node.lineno:
                 opening = _content_start(start, frame.module.snippet(node, 8)) or start
                 lines = _continued_lines(node, frame.module, opening.column)  # `\` continuations in the string

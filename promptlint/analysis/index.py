@@ -12,6 +12,7 @@ import ast
 import gc
 import os
 import re
+import sys
 import symtable
 import weakref
 from array import array
@@ -155,6 +156,10 @@ class ModuleInfo:
                 if not indices or indices[-1] != index:
                     indices.append(index)
         return found
+
+    def source_segment(self, node: ast.AST) -> str | None:
+        """The node's whole source text (ast.get_source_segment, reading only the node's lines)."""
+        return self._segment(node, sys.maxsize)
 
     def _segment(self, node: ast.AST, limit: int) -> str | None:
         """ast.get_source_segment(self.source, node), stopping once ``limit`` visible
