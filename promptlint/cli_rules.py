@@ -14,10 +14,48 @@ def register(app: typer.Typer) -> None:
     app.command("rule")(show_rule)
 
 
-def list_rules() -> None:
+def list_rules(
+    frameworks: Annotated[bool, typer.Option(
+        "--frameworks", help="List the SDKs and frameworks the analyzer knows (rules/*.yaml and your config)")] = False,
+) -> None:
     """List every rule: code, name, summary."""
+    if frameworks:
+        list_frameworks()
+        return
     for rule in RULES:
         typer.echo(f"{rule.code}  {rule.name:<32} {rule.summary}")
+
+
+# What each knowledge table makes of a framework's names (rules/llm_calls.yaml, prompt_sinks.yaml).
+COVERAGE = (
+    ("apis", "LLM calls (the whole request, in the provider's order)"),
+    ("system_messages", "system messages judged where they are built"),
+    ("agent_instructions", "agent and chain constructors whose arguments become the system prompt"),
+    ("chat_templates", "chat templates judged where they are built"),
+    ("user_messages", "user messages (the request's own input)"),
+    ("history_windows", "settings that replay only the last turns (PC009)"),
+)
+
+
+def list_frameworks() -> None:
+    """Each knowledge table with the packages it names, from the built-in rules and the config
+    found from the current folder: how to add one is in docs/knowledge.md."""
+    from pathlib import Path
+
+    from promptlint.config import ConfigError, load_config
+    from promptlint.knowledge import load_knowledge
+
+    try:
+        knowledge = load_knowledge(load_config(Path.cwd()))
+    except ConfigError as exc:
+        typer.echo(f"promptlint: error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    for table, meaning in COVERAGE:
+        names = getattr(knowledge, table)
+        packages = sorted({name.split(".")[0] for name in names})
+        typer.echo(f"{meaning} ({len(names)} names):")
+        typer.echo("  " + (", ".join(packages) if packages else "(none)"))
+    typer.echo("Add your own in [tool.promptlint] (docs/knowledge.md).")
 
 
 def show_rule(
