@@ -43,6 +43,7 @@ class Config:
     wrappers: tuple[dict[str, Any], ...] = ()
     system_messages: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [text args]
     agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
+    chat_templates: tuple[str, ...] = ()  # chat template constructors judged where they are built
     lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
     # Estimator
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
@@ -75,6 +76,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "wrappers": "wrappers",
     "system-messages": "system_messages",
     "agent-instructions": "agent_instructions",
+    "chat-templates": "chat_templates",
     "lookups": "lookups",
     "tokenizer": "tokenizer",
     "providers": "providers",
@@ -160,7 +162,7 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         return ConfigError(f"{where}: '{key}' must be {expected}, got {value!r}")
 
     if name in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "stable",
-                "sanitizers", "providers"):
+                "sanitizers", "providers", "chat_templates"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise fail("a list of strings")
         return tuple(value)

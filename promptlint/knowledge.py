@@ -261,7 +261,7 @@ def load_knowledge(config: Config) -> Knowledge:
                          for name, spec in sinks_raw.get("history_windows", {}).items()},
         user_messages=_argument_lists(sinks_raw["user_messages"]),
         agent_instructions=agent_instructions,
-        chat_templates=frozenset(sinks_raw.get("chat_templates", ())),
+        chat_templates=frozenset((*sinks_raw.get("chat_templates", ()), *config.chat_templates)),
         lookups=tuple(lookups),
         lookup_receivers=lookup_receivers,
     )

@@ -127,13 +127,14 @@ def test_files_passed_one_by_one_are_analyzed_with_the_project(tmp_path: Path) -
 def test_rules_frameworks_lists_the_knowledge_and_the_users_own(tmp_path: Path) -> None:
     """`promptlint rules --frameworks`: what each knowledge table covers, with the project's
     own declarations from its config; a broken config is exit 2."""
-    root = project(tmp_path, '[tool.promptlint.system-messages]\n"acme_llm.SystemNote" = ["text"]')
+    root = project(tmp_path, 'chat-templates = ["acme_prompts.ChatPrompt"]\n'
+                             '[tool.promptlint.system-messages]\n"acme_llm.SystemNote" = ["text"]')
     code, out, _ = cli("rules", "--frameworks", cwd=root)
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("LLM calls") and "openai" in lines[1]
     system = lines[lines.index(next(line for line in lines if line.startswith("system messages"))) + 1]
     assert "acme_llm" in system and "langchain_core" in system
     chat = lines[lines.index(next(line for line in lines if line.startswith("chat templates"))) + 1]
-    assert "dbgpt" in chat
+    assert "dbgpt" in chat and "acme_prompts" in chat
     broken = project(tmp_path / "broken", 'fail-on = "sometimes"')
     assert cli("rules", "--frameworks", cwd=broken)[0] == 2

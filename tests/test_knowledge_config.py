@@ -138,3 +138,19 @@ def test_a_generic_lookup_needs_a_store_word_at_a_part_of_the_receivers_name() -
             ("chunks_vdb", "vectorStore", "faiss_index", "user_memories", "storage", "story", None)] == [
         "retrieval", "retrieval", "retrieval", "memory", None, None, None]
     assert knowledge.lookup_category("similarity_search", "storage") == "retrieval"  # by the method alone
+
+
+def test_a_chat_template_class_declared_in_config_is_judged_where_it_is_built(tmp_path: Path) -> None:
+    """`chat-templates = [...]`: a framework's own template class, with its messages in order, is
+    judged where it is built once it is declared (the question repeated before the history)."""
+    app = '''
+from acme_prompts import ChatPrompt
+RULES = "Answer from the handbook only and cite the section you used. " * 30
+prompt = ChatPrompt(messages=[("system", "Question: {question}\\n" + RULES), ("placeholder", "{history}"),
+                              ("human", "{question}")])
+'''
+    plain = write_tree(tmp_path / "plain", {"app/prompts.py": app})
+    assert findings(plain) == []
+    declared = write_tree(tmp_path / "declared", {"app/prompts.py": app, "pyproject.toml":
+                                                  '[tool.promptlint]\nchat-templates = ["acme_prompts.ChatPrompt"]\n'})
+    assert [(f.rule, f.location.path, f.location.line) for f in findings(declared)] == [("PC001", "app/prompts.py", 3)]

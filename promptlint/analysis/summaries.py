@@ -114,7 +114,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         # parameter that is only text inside a message (`{"content": question}`) is not the list,
         # and one that reaches only through a converter is not text: each is marked.
         converted = converted if converted is not None else _carriers(node, names, conversions=True)
-        listed = {param for name in _names_in(expr, conversions=True) for param in converted.get(name, ())}
+        listed = {param for name in _list_names(expr) for param in converted.get(name, ())}
         for param in text | listed:
             mark = "" if target == MESSAGES or param in text and param in listed else \
                 TEXT_ONLY if param in text else CONVERTED
@@ -231,6 +231,7 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
     (``parts.append(p)``), propagated to a fixed point. With ``conversions``, the names whose
     *list* a local continues instead, through any call's first argument (see ``_list_names``)."""
     carriers: dict[str, set[str]] = {name: {name} for name in params}
+    names_of = _list_names if conversions else _names_in
     bindings: list[tuple[list[str], ast.AST]] = []
     for item in nodes_of(node, CARRYING):  # one walk of the definition for every kind
         if isinstance(item, ast.Assign):
@@ -247,7 +248,7 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
     while changed:  # to a fixed point: the order of the bindings does not matter
         changed = False
         for targets, value in bindings:
-            found = set().union(*(carriers.get(name, set()) for name in _names_in(value, conversions)))
+            found = set().union(*(carriers.get(name, set()) for name in names_of(value)))
             for target in targets if found else ():
                 held = carriers.setdefault(target, set())
                 if not found <= held:
@@ -280,11 +281,8 @@ GROWING_METHODS = ("append", "extend", "insert")  # `parts.append(p)`: the list 
 CARRYING_FUNCTIONS = frozenset({"str", "list", "tuple", "dict", "repr", "dedent", "cleandoc", "sorted", "reversed"})
 
 
-def _names_in(expr: ast.AST | None, conversions: bool = False) -> set[str]:
-    """The local names whose value the expression's value carries (text, containers, fields).
-    With ``conversions``, see ``_list_names``."""
-    if conversions:
-        return _list_names(expr)
+def _names_in(expr: ast.AST | None) -> set[str]:
+    """The local names whose value the expression's value carries (text, containers, fields)."""
     if expr is None:
         return set()
     if isinstance(expr, ast.Name):

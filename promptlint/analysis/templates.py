@@ -857,11 +857,12 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
     if qualname in ("jinja2.Environment", "jinja2.sandbox.SandboxedEnvironment", "jinja2.FileSystemLoader",
                     "jinja2.PackageLoader", "jinja2.loaders.FileSystemLoader"):
         return Obj("jinja2." + short, tuple(kwargs.items()), tuple(args))
-    if short in ("from_messages",) and "ChatPromptTemplate" in qualname or short == "ChatPromptTemplate":
-        # `ChatPromptTemplate.from_messages([...])`, or the constructor with `messages=[...]` (DB-GPT's own)
-        template = langchain_template((kwargs.get("messages") if short == "ChatPromptTemplate" else None)
+    listed = qualname in ev.knowledge.chat_templates
+    if listed or short == "from_messages" and "ChatPromptTemplate" in qualname:
+        # `ChatPromptTemplate.from_messages([...])`, or a constructor with `messages=[...]` (DB-GPT's own)
+        template = langchain_template((kwargs.get("messages") if short != "from_messages" else None)
                                       or first or NONE)
-        if node is not None and qualname in ev.knowledge.chat_templates:
+        if node is not None and listed:
             judge_chat_template(ev, template, frame, node)
         return template
     if short in ("from_template", "from_template_file") or qualname.endswith("PromptTemplate"):
