@@ -125,6 +125,31 @@ def ask(history: list, question: str) -> str:
     assert (f.location.line, f.location.column) == (10, 7)  # `Time: {now}` (the file starts at `import os`)
 
 
+def test_placeholders_after_interpolations_and_a_stripped_line_are_on_their_own_lines(tmp_path: Path) -> None:
+    """Before Python 3.12 an f-string's text parts carry the whole string's position; a stripped
+    leading line break moves the text up. Either way the finding is on the placeholder's line, and
+    `.strip()` trims only the ends of the whole text."""
+    [f, g] = findings(tmp_path, '''
+NAME = "ledger"
+TEMPLATE = f"""
+You are the {NAME} assistant.
+Use the {NAME} tools only.
+Cycle {{step}} of the run.
+""".strip() + RULES
+HEADER = """
+## Profile
+Email: {email}
+""".lstrip()
+def run(history: list, task: str, user) -> None:
+    for step in range(5):
+        system = HEADER.format(email=user.email) + TEMPLATE.format(step=step)
+        history.append(client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, *history, {"role": "user", "content": task}]))
+''')
+    assert [(x.location.line, x.location.column) for x in (f, g)] == [(11, 7), (15, 8)]  # `Cycle {{step}}`, `Email: {email}`
+    assert "counter `step`" in f.message and "user.email" in g.message
+
+
 def test_assumed_scope_is_stated_after_the_message(tmp_path: Path) -> None:
     [f] = findings(tmp_path, '''
 def ask(question: str, user_id: str, history: list) -> str:

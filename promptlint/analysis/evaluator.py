@@ -10,6 +10,7 @@ never reported as volatile.
 from __future__ import annotations
 
 import ast
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -132,6 +133,9 @@ def _continued_lines(node: ast.Constant, module: ModuleInfo, first_column: int) 
             return None
         pieces.append((value, node.lineno + offset, first_column if offset == 0 else 1))
     return pieces if "".join(text for text, _, _ in pieces) == node.value else None
+
+
+OLD_FSTRING_POSITIONS = sys.version_info < (3, 12)
 
 
 def _known_truth(value: Value) -> bool | None:
@@ -561,14 +565,21 @@ class Evaluator:
 
     def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
         pieces: list[tuple] = []
+        # Before Python 3.12 the parser gives every text part of an f-string the position of the
+        # whole string (its expressions keep their own): each part starts where the previous
+        # `{...}` closes, so a placeholder after several interpolated lines is found on its line.
+        text_at = _content_start(frame.module.location(node), frame.module.snippet(node, 8))
         for value in node.values:
             if isinstance(value, ast.Constant):
-                pieces.append((Literal(str(value.value), frame.module.location(value)),))
+                where = text_at if OLD_FSTRING_POSITIONS else frame.module.location(value)
+                pieces.append((Literal(str(value.value), where),))
             elif isinstance(value, ast.FormattedValue):
                 inner = self.eval(value.value, frame)
                 inner = self.apply_format_spec(inner, value, frame)
                 where = frame.module.location(value.value)
                 pieces.append(self.text_of(inner, where, frame.module.snippet(value.value)))
+                closing = where.end_column + (2 if value.conversion != -1 else 0)  # `!r`, then `}`
+                text_at = replace(where, line=where.end_line, column=closing + 1, end_column=closing + 2)
         return concat(*pieces)
 
     def apply_format_spec(self, value: Value, node: ast.FormattedValue, frame: Frame) -> Value:

@@ -626,8 +626,9 @@ def text_method(ev: "Evaluator", receiver: Text, name: str, args: list[Value], k
         return format_text(receiver, args, kwargs, "format")
     if name == "format_map" and args and isinstance(args[0], Mapping):
         return format_text(receiver, [], {k: v for k, v in args[0].entries if k}, "format")
-    if name in ("strip", "lstrip", "rstrip", "upper", "lower", "title", "capitalize", "casefold",
-                "expandtabs", "encode", "decode", "removeprefix", "removesuffix"):
+    if name in END_METHODS:
+        return _trim_ends(receiver, name, args)
+    if name in ("upper", "lower", "title", "capitalize", "casefold", "expandtabs", "encode", "decode"):
         return Text(tuple(_map_literal(s, name, args) for s in receiver.segs))
     if name == "replace" and len(args) >= 2:
         old, new = literal_text(args[0]), args[1]
@@ -673,6 +674,25 @@ def filled_unknown(receiver: Unknown, values: list[Value], frame: "Frame", node:
                 assumption="the template text around the inserted value is the same on every call")
     inserted = tuple(seg for value in inserted_values for seg in as_text(value, where, "value"))
     return Text((receiver.hole, *inserted, rest))
+
+
+# Methods that trim a text's ends: (what they do to its first part, what to its last part).
+END_METHODS = {"strip": ("lstrip", "rstrip"), "lstrip": ("lstrip", None), "rstrip": (None, "rstrip"),
+               "removeprefix": ("removeprefix", None), "removesuffix": (None, "removesuffix")}
+
+
+def _trim_ends(text: Text, name: str, args: list[Value]) -> Text:
+    """``.strip()`` and its kin change only the ends of the whole text, not every part of it; text
+    taken off the front moves the first part's place (a template's leading line break)."""
+    head, tail = END_METHODS[name]
+    segs = list(text.segs)
+    if head and segs and isinstance(first := segs[0], Literal):
+        trimmed = _map_literal(first, head, args)
+        removed = len(first.text) - len(trimmed.text)
+        segs[0] = Literal(trimmed.text, sub_location(first, removed) if removed else first.location)
+    if tail and segs and isinstance(segs[-1], Literal):
+        segs[-1] = _map_literal(segs[-1], tail, args)
+    return Text(tuple(segs))
 
 
 def _map_literal(seg: Any, name: str, args: list[Value]) -> Any:
