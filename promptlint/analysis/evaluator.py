@@ -1417,7 +1417,7 @@ class Evaluator:
         rest = frame.module.snippet(target)
         after = Hole(Volatility.UNKNOWN, f"the messages already in `{rest}`", frame.module.location(target),
                      is_history=True)
-        self.assembled(frame, node, f"system message inserted into `{rest}`", self.message_text(message.get, []),
+        self.assembled(frame, node, f"inserted into `{rest}`", self.message_text(message.get, []),
                        messages=Seq((Splice(after),)))
 
     def is_system_role(self, role: Value) -> bool:
