@@ -45,6 +45,7 @@ class Config:
     agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
     chat_templates: tuple[str, ...] = ()  # chat template constructors judged where they are built
     lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
+    setting_names: tuple[str, ...] = ()  # value names that are deployment settings (PC010)
     # Estimator
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
     providers: tuple[str, ...] = ()  # providers/models to price when the call's model is unknown
@@ -78,6 +79,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "agent-instructions": "agent_instructions",
     "chat-templates": "chat_templates",
     "lookups": "lookups",
+    "setting-names": "setting_names",
     "tokenizer": "tokenizer",
     "providers": "providers",
     "calls-per-day": "calls_per_day",
@@ -162,7 +164,7 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         return ConfigError(f"{where}: '{key}' must be {expected}, got {value!r}")
 
     if name in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "stable",
-                "sanitizers", "providers", "chat_templates"):
+                "sanitizers", "providers", "chat_templates", "setting_names"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise fail("a list of strings")
         return tuple(value)

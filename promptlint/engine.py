@@ -41,7 +41,7 @@ from promptlint.facts import (
 )
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
-from promptlint.knowledge import Knowledge, load_knowledge
+from promptlint.knowledge import Knowledge, load_knowledge, setting_names
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, RelatedLocation, Severity
 from promptlint.parallel import (
     EntryOutcome,
@@ -392,7 +392,8 @@ def run_rules(layouts: list[PromptLayout], config: Config, internal: list[FileEr
     ``internal`` (raised when None), and the other rules and layouts still run."""
     explicit = frozenset(name for name, rules in load_price_table(config).providers.items()
                          if rules.cache == "explicit") if layouts else frozenset()
-    context = RuleContext(config.min_stable_chars, explicit, one_process=config.one_process)
+    context = RuleContext(config.min_stable_chars, explicit, one_process=config.one_process,
+                          setting_names=setting_names(config))
     rules = selected_rules(config.select, config.ignore, config.extend_select)
     findings: list[Finding] = []
     for index, layout in enumerate(layouts):
@@ -569,6 +570,11 @@ def _resolved(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
+def _info_when_nothing_lost(code: str) -> bool:
+    rule = RULES_BY_CODE.get(code)
+    return rule is not None and rule.info_when_nothing_lost
+
+
 def _estimate(result: AnalysisResult, config: Config) -> AnalysisResult:
     shown = result.findings if config.estimate_info else \
         tuple(f for f in result.findings if f.severity is not Severity.INFO)
@@ -578,6 +584,10 @@ def _estimate(result: AnalysisResult, config: Config) -> AnalysisResult:
         from promptlint.estimate import agree_with_estimate, estimate
     except ImportError:
         return result
-    estimated = iter(agree_with_estimate(f) for f in estimate(replace(result, findings=shown), config).findings)
-    return replace(result, findings=tuple(next(estimated) if config.estimate_info or f.severity is not Severity.INFO
-                                          else f for f in result.findings))
+    estimated = iter(agree_with_estimate(f, _info_when_nothing_lost(f.rule))
+                     for f in estimate(replace(result, findings=shown), config).findings)
+    findings = tuple(next(estimated) if config.estimate_info or f.severity is not Severity.INFO else f
+                     for f in result.findings)
+    if not config.show_info:  # a finding the estimate lowered to info is hidden like any other
+        findings = tuple(f for f in findings if f.severity is not Severity.INFO)
+    return replace(result, findings=findings)

@@ -153,6 +153,11 @@ def builtin_system_keywords() -> tuple[str, ...]:
     return tuple(_builtin_tables()[3]["system_keywords"])
 
 
+def setting_names(config: Config) -> frozenset[str]:
+    """Value names taken to be deployment settings (rules/prompt_sinks.yaml, `setting-names`)."""
+    return frozenset(name.lower() for name in (*_builtin_tables()[3].get("setting_names", ()), *config.setting_names))
+
+
 def _argument_lists(table: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(str(arg) for arg in args) for name, args in table.items()}
 

@@ -48,6 +48,12 @@ class Location:
     end_column: int
     cell: int | None = None  # Jupyter notebooks: the 1-based cell; line and end_line are within it
 
+    def contains(self, other: Location) -> bool:
+        """Whether ``other`` lies within this range, in the same file."""
+        return other.path == self.path and other.cell == self.cell \
+            and (self.line, self.column) <= (other.line, other.column) \
+            and (other.end_line, other.end_column) <= (self.end_line, self.end_column)
+
     def short(self) -> str:
         if self.cell is not None:
             return f"{self.path}:cell {self.cell}:{self.line}:{self.column}"

@@ -246,6 +246,28 @@ class LayoutCollector:
         layout = messages_layout(what, messages, frame.module.location(node), frame.qualname)
         self.add(self.with_request_derived(layout, frame))
 
+    def on_user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value) -> None:
+        from promptlint.analysis.layout import input_then_fixed_text, user_turn_layout
+        from promptlint.checks.base import LONG_STABLE_CHARS
+
+        if frame.depth > 0 or frame.in_llm_loop or is_test_path(frame.module.display.replace(os.sep, "/")):
+            # A callee run for its caller: the caller's own user text is judged where it is written.
+            # In a loop that calls an LLM, the message usually follows the history the loop grows.
+            return
+        layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname)
+        found = input_then_fixed_text(layout)
+        if found is not None and found.fixed_chars >= LONG_STABLE_CHARS:  # most are the input alone
+            self.add(layout)
+
+    def finished(self) -> tuple[PromptLayout, ...]:
+        """The layouts, less the user messages judged alone that are written inside a call judged
+        whole (`create(messages=[..., {"role": "user", ...}])`): that call knows what precedes them."""
+        from promptlint.analysis.layout import USER_TURN_API
+
+        whole = [layout.call.location for layout in self.layouts if not layout.call.api.startswith(USER_TURN_API)]
+        return tuple(layout for layout in self.layouts if not layout.call.api.startswith(USER_TURN_API)
+                     or not any(outer.contains(layout.call.location) for outer in whole))
+
     def add(self, layout: PromptLayout) -> None:
         location = layout.call.location
         key = (location, layout.parts, layout.settings)
@@ -301,7 +323,7 @@ class Workspace:
         errors = [error for key, error in project.errors.items() if key in displays]
         if stopped is not None:
             errors = [e for e in errors if e.path != stopped.path] + [stopped]
-        return EntryOutcome(task.path, tuple(collector.layouts), tuple(errors), tuple(sorted(project.files_read)),
+        return EntryOutcome(task.path, collector.finished(), tuple(errors), tuple(sorted(project.files_read)),
                             tuple(sorted(project.by_name.looked_up)), time.monotonic() - started,
                             stopped is None or not stopped.message.startswith(ABANDONED),
                             project.parses - parses_before)
@@ -311,7 +333,7 @@ class Workspace:
         from promptlint.analysis.evaluator import DeadlineExceeded, Evaluator
 
         evaluator = Evaluator(self.project, self.settings.knowledge, collector.on_sink, collector.on_assembly,
-                              collector.on_messages)
+                              collector.on_messages, collector.on_user_turn)
         evaluator.reaching_names = task.reaching_names
         evaluator.wrappers = dict(task.wrappers)
         selected = task.selected

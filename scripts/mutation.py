@@ -68,11 +68,14 @@ MODULES: dict[str, list[str]] = {
     "promptlint/checks/pc009_sliding_history_window.py": ["tests/test_rule_examples.py",
                                                          "tests/test_exact_outputs.py",
                                                          "tests/test_pc009_cases.py"],
+    # Where it anchors, what it counts, the look-alikes it leaves alone (test_pc010_cases).
+    "promptlint/checks/pc010_instructions_after_request.py": ["tests/test_rule_examples.py",
+                                                             "tests/test_pc010_cases.py"],
     # The provider's cache order of a call's parts: every rule reads it, the exact outputs pin the
     # locations taken from it, and test_layout_order compares whole parts built from hand-made
     # values (the analyzer-level tests reach it too, but at 7 s a mutant they took 40+ minutes).
     "promptlint/analysis/layout.py": ["tests/test_layout_order.py", "tests/test_rule_examples.py",
-                                      "tests/test_exact_outputs.py"],
+                                      "tests/test_exact_outputs.py", "tests/test_pc010_cases.py"],
     # estimate and cost
     "promptlint/estimate/cost.py": ["tests/test_estimate_cost.py", "tests/test_estimate_cli.py"],
     # suppressions, baseline

@@ -76,6 +76,28 @@ def stream(self, system, history, **kwargs):
     assert "unrelated" not in wrappers
 
 
+def test_keyword_slots_pass_through_a_function_that_forwards_its_kwargs() -> None:
+    # sweep: `continuous_llm_calls(chat_gpt, content=..., model=...)` hands its keywords on.
+    definitions = [
+        ("chat_anthropic", flows_of('''
+def chat_anthropic(self, content, model="claude"):
+    self.messages.append({"role": "user", "content": content})
+    return self.client.messages.create(model=model, messages=self.messages)
+''', True)),
+        ("continuous_llm_calls", flows_of('''
+def continuous_llm_calls(chat_gpt, *args, stop_sequences=("</plan>",), **kwargs):
+    return chat_gpt.chat_anthropic(*args, **kwargs)
+''')),
+        ("keeps_its_own", flows_of('''
+def keeps_its_own(chat_gpt, **options):
+    return chat_gpt.chat_anthropic(content="fixed", **{"model": "m"})
+''')),
+    ]
+    wrappers = infer_wrappers([(name, flows, True) for name, flows in definitions], UNTRACEABLE)
+    assert wrappers["continuous_llm_calls"] == {"u=content"}  # by keyword only: positions shift
+    assert "keeps_its_own" not in wrappers  # its `**options` go nowhere
+
+
 def test_only_names_with_a_system_slot_are_wrappers_but_user_slots_are_kept() -> None:
     """``system_wrappers`` keeps the wrappers proper; user-only names say where a user turn is built."""
     send = flows_of('''
@@ -112,6 +134,19 @@ def answer(question, retriever):
     derived = derived_names(function, input_names(["f'Q: {question}'", "json.dumps(question)"]))
     assert {"question", "hits", "context"} <= derived
     assert not derived & {"handbook", "stamp", "json"}
+
+
+def test_a_count_in_the_user_turn_is_a_size_not_the_requests_content() -> None:
+    # Agent-S: "Please evaluate the {num_trajectories} trajectories" repeats a count the system
+    # prompt also holds; the number is the same few values on every request.
+    function = ast.parse('''
+def judge(task_description, result_dirs):
+    num_trajectories = len(result_dirs)
+    summary = describe(result_dirs)
+    return num_trajectories, summary
+''').body[0]
+    derived = derived_names(function, input_names(["f'Evaluate the {num_trajectories} runs of {summary}'"]))
+    assert "num_trajectories" not in derived and "summary" in derived
 
 
 def test_provider_chosen_at_runtime_from_a_registry(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ layout with volatile values moved to the end of the final user turn."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,21 @@ def test_prompts_file_errors_name_the_line(tmp_path: Path, line: str, message: s
     with pytest.raises(PromptsFileError, match=message) as error:
         load_prompts(path)
     assert "p.jsonl:1" in str(error.value)
+
+
+def test_fixed_text_after_the_request_content_moves_ahead_of_it_and_the_content_varies() -> None:
+    # PC010's shape: the document opens the only user message, the long rules follow it.
+    rules = "Summarise the document in five bullet points and keep every number exact. " * 40
+    site = render_site(layout(Part("system", (Literal("You summarise documents."),)),
+                              Part("final_user", (Literal("<document>\n"), hole("document", Volatility.UNKNOWN),
+                                                  Literal("\n</document>\n\n" + rules)))), 3)
+    assert site.fixed is not None
+    current, fixed = contents(site.current, "user"), contents(site.fixed, "user")
+    assert len(set(current)) == 3 and len(set(fixed)) == 3  # the document is new in every request
+
+    def shared(texts: list[str]) -> int:
+        return len(os.path.commonprefix(texts))
+
+    assert shared(current) < 40  # "<document>\n[request " only
+    assert shared(fixed) >= len(rules)  # the rules now open the message
+    assert "fix moves the final user message's fixed text before its first value" in site.notes

@@ -4,13 +4,18 @@ The fixed layout is the same parts with every volatile hole moved to the end of 
 (a final user turn is created when the call has none), carrying its label along ("Current time: ")
 so the text still reads naturally. Two kinds of hole stay where they are: conversation history
 (stable across the turns of one conversation) and order-unstable lists, whose fix is to sort them
-in place (``sorted(tools)``), not to move them.
+in place (``sorted(tools)``), not to move them. Long fixed text after the request's content in the
+final user turn (PC010) moves ahead of that content; in such a turn the unknown values are the
+request's own content, so they get a different value in every replayed request, and the fixed
+text after them is measured as the miss it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from promptlint.analysis.layout import input_then_fixed_text
+from promptlint.checks.base import LONG_STABLE_CHARS
 from promptlint.model import Hole, Literal, Part, PromptLayout, Segment, Volatility
 from verifier.records import ChatRequest, Message, SiteRequests
 from verifier.values import LATEST_QUESTION, SYNTHETIC_HISTORY, HoleFiller, identifier
@@ -22,10 +27,12 @@ ROLES = {"system": "system", "developer": "system", "assistant": "assistant", "t
 
 @dataclass(frozen=True)
 class Slot:
-    """A hole in a planned part; ``sort_items`` renders an order-unstable list in its fixed order."""
+    """A hole in a planned part; ``sort_items`` renders an order-unstable list in its fixed order,
+    ``per_request`` an unknown value of the final user turn as new in every request."""
 
     hole: Hole
     sort_items: bool = False
+    per_request: bool = False
 
 
 Item = str | Slot
@@ -49,13 +56,15 @@ def is_movable(hole: Hole) -> bool:
     )
 
 
-def plan_items(segments: tuple[Segment, ...]) -> list[Item]:
+def plan_items(segments: tuple[Segment, ...], final_user: bool = False) -> list[Item]:
+    """The segments as plan items; ``final_user``: the unknown values are the request's content."""
     items: list[Item] = []
     for segment in segments:
         if isinstance(segment, Literal):
             items.append(segment.text)
         elif isinstance(segment, Hole):
-            items.append(Slot(segment))
+            request = final_user and not segment.is_history and segment.volatility is Volatility.UNKNOWN
+            items.append(Slot(segment, per_request=request))
         # A CacheBreakpoint carries no text.
     return items
 
@@ -70,7 +79,9 @@ def conversation_parts(layout: PromptLayout) -> tuple[Part, ...]:
 
 
 def current_plan(layout: PromptLayout) -> Plan:
-    return tuple(PlannedPart(p.name, tuple(plan_items(p.segments))) for p in conversation_parts(layout))
+    request = _instructions_after_request(layout)
+    return tuple(PlannedPart(p.name, tuple(plan_items(p.segments, request and p.name == "final_user")))
+                 for p in conversation_parts(layout))
 
 
 def pop_label(items: list[Item]) -> str:
@@ -88,9 +99,14 @@ def pop_label(items: list[Item]) -> str:
 def fixed_plan(layout: PromptLayout) -> Plan:
     parts: list[PlannedPart] = []
     moved: list[Item] = []
+    instructions_first = _instructions_after_request(layout)
     for part in conversation_parts(layout):
         items: list[Item] = []
-        for item in plan_items(part.segments):
+        if part.name == "final_user" and instructions_first:
+            planned = _fixed_text_first(plan_items(part.segments, final_user=True))
+        else:
+            planned = plan_items(part.segments)
+        for item in planned:
             if isinstance(item, Slot) and part.name != "final_user" and is_movable(item.hole):
                 label = pop_label(items) or f"{identifier(item.hole.expression)}: "
                 moved.extend(["\n" if moved else "", label, item])
@@ -109,6 +125,23 @@ def fixed_plan(layout: PromptLayout) -> Plan:
     return tuple(parts)
 
 
+def _instructions_after_request(layout: PromptLayout) -> bool:
+    """Whether the final user turn holds long fixed text after its first value (PC010)."""
+    found = input_then_fixed_text(layout)
+    return found is not None and found.fixed_chars >= LONG_STABLE_CHARS and not found.hole.volatility.is_volatile
+
+
+def _fixed_text_first(items: list[Item]) -> list[Item]:
+    """The final user turn with the fixed text after its first request value moved ahead of it."""
+    first = next((i for i, item in enumerate(items) if isinstance(item, Slot) and item.per_request), None)
+    if first is None:
+        return items
+    rest = items[first:]
+    fixed = [item for item in rest if isinstance(item, str)]
+    values = [item for item in rest if not isinstance(item, str)]
+    return [*items[:first], *fixed, "\n\n", *values]
+
+
 def short(expression: str, limit: int = 48) -> str:
     return expression if len(expression) <= limit else expression[: limit - 3] + "..."
 
@@ -124,6 +157,8 @@ def fixed_layout_notes(layout: PromptLayout) -> tuple[str, ...]:
         notes.append("fix moves to the final user turn: " + ", ".join(moved))
     if ordered:
         notes.append("fix sorts in place: " + ", ".join(ordered))
+    if _instructions_after_request(layout):
+        notes.append("fix moves the final user message's fixed text before its first value")
     if any(h.is_history for _, h in holes):
         notes.append("history: a fixed synthetic 4-message exchange")
     if layout.settings:
@@ -138,6 +173,8 @@ def render_text(items: tuple[Item, ...], filler: HoleFiller, index: int) -> str:
             out.append(item)
         elif item.sort_items:
             out.append(filler.sorted_items(item.hole))
+        elif item.per_request:
+            out.append(filler.request_content(item.hole, index))
         else:
             out.append(filler.value(item.hole, index))
     return "".join(out)

@@ -93,6 +93,10 @@ class HoleFiller:
             return f"{rng.random():.8f}"
         return f"{rng.getrandbits(64):016x}"
 
+    def request_content(self, hole: Hole, index: int) -> str:
+        """A value of the final user turn (the question, the document): new in every request."""
+        return f"[request {index + 1}, {self._rng(hole, index).getrandbits(32):08x}] {self.fixed(hole)}"
+
     def per_user(self, hole: Hole, index: int) -> str:
         """A different user (or session) in every request: no two requests come from the same one."""
         rng = self._rng(hole, index)

@@ -94,9 +94,13 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
     """``inputs`` and every local name assigned from an expression that uses one of them, to a
     fixed point (flow-insensitive: any assignment in the function counts)."""
     uses: list[tuple[set[str], set[str]]] = []  # (targets, names used by the value)
+    counts: set[str] = set()  # `n = len(items)`: a size (the same few numbers on every request), not content
     for node in nodes_of(function, BINDINGS):  # one walk of the definition for every kind
         if isinstance(node, ast.Assign):
-            uses.append(({n for t in node.targets for n in target_names(t)}, _used(node.value)))
+            targets = {n for t in node.targets for n in target_names(t)}
+            uses.append((targets, _used(node.value)))
+            if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == "len":
+                counts |= targets
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):  # `x: str` binds, uses nothing
             uses.append((set(target_names(node.target)), _used(node.value) if node.value is not None else set()))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
@@ -105,7 +109,7 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
             uses.extend((set(target_names(item.optional_vars)), _used(item.context_expr))
                         for item in node.items if item.optional_vars is not None)
     local = parameter_names(function) | {name for targets, _ in uses for name in targets}
-    derived = inputs & local  # module names and globals in the user turn are not its input
+    derived = (inputs & local) - counts  # module names and globals in the user turn are not its input
     if not derived:
         return set()
     changed = True

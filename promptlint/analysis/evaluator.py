@@ -184,12 +184,14 @@ def _type_filtered_out(generator: ast.comprehension, item: Value) -> bool:
 
 class Evaluator:
     def __init__(self, project: Project, knowledge: Knowledge, on_sink: SinkHandler,
-                 on_assembly: AssemblyHandler | None = None, on_messages: Callable[..., None] | None = None) -> None:
+                 on_assembly: AssemblyHandler | None = None, on_messages: Callable[..., None] | None = None,
+                 on_user_turn: Callable[..., None] | None = None) -> None:
         self.project = project
         self.knowledge = knowledge
         self.on_sink = on_sink
         self.on_assembly = on_assembly
         self.on_messages = on_messages  # (frame, node, what, message list): a wrapper's messages slot
+        self.on_user_turn = on_user_turn  # (frame, node, what, text): a user message built here
         self.steps = 0
         self._module_globals: dict[str, dict[str, Value]] = {}  # modules run whole (the entry)
         self._imported: dict[str, Frame] = {}  # modules run a statement at a time (module_global)
@@ -898,6 +900,10 @@ class Evaluator:
         role = mapping.get("role")
         if role is not None and self.is_system_role(role):
             self.assembled(frame, node, "role dict", self.message_text(mapping.get, []))
+        elif role is not None and self.is_user_role(role):
+            content = next((v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)
+                            and k.value in self.knowledge.content_keys), node)
+            self.user_turn(frame, content, "role dict", self.message_text(mapping.get, []))
         return mapping
 
     def eval_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
@@ -1422,12 +1428,16 @@ class Evaluator:
 
     def is_system_role(self, role: Value) -> bool:
         """``"system"``, ``"developer"``, or an enum member ending in one (``MessageRole.SYSTEM``)."""
-        text = literal_text(role)
-        if text is None and isinstance(role, Ref):
-            text = role.qualname.rsplit(".", 1)[-1]
-        elif text is None and isinstance(role, Unknown):
-            text = role.hole.expression.rsplit(".", 1)[-1]
-        return text is not None and text.lower() in self.knowledge.system_roles
+        return _role_word(role) in self.knowledge.system_roles
+
+    def is_user_role(self, role: Value) -> bool:
+        return _role_word(role) in self.knowledge.user_roles
+
+    def user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value | None) -> None:
+        """A user message built here, ``node`` its content: judged on its own as the final turn
+        (PC010), since a user message written in code is the request's new turn."""
+        if self.on_user_turn is not None and text is not None and not isinstance(text, NoneVal):
+            self.on_user_turn(frame, node, what, text)
 
     def message_text(self, get: Callable[[str], Value | None], args: list[Value]) -> Value | None:
         for key in self.knowledge.content_keys:
@@ -1442,11 +1452,15 @@ class Evaluator:
         role_key = next((k for k in self.knowledge.role_keys if k in kwargs), None)
         if role_key is not None and self.is_system_role(kwargs[role_key]):
             self.assembled(frame, node, f"{role_key}= keyword", self.message_text(kwargs.get, args))
+        elif role_key is not None and self.is_user_role(kwargs[role_key]):
+            content = next((n for key in self.knowledge.content_keys if (n := _slot_node(node, "=" + key)) is not None),
+                           _slot_node(node, "#0") or node)
+            self.user_turn(frame, content, f"{role_key}= keyword", self.message_text(kwargs.get, args))
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if called is None:
             return
-        if called in self.wrappers and any(slot[0] in "sm" for slot in self.wrappers[called]):
+        if called in self.wrappers and any(slot[0] in "smu" for slot in self.wrappers[called]):
             self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
             return
         named = [k for k in self.knowledge.system_keywords if k in kwargs]
@@ -1471,6 +1485,12 @@ class Evaluator:
             found = [argument(a, args, kwargs, None) for a in self.knowledge.system_messages[qualname]]
             text = next((v for v in found if v is not None), None)
             self.assembled(frame, node, f"{short}()", text)
+        elif qualname in self.knowledge.user_messages:
+            found = [(a, v) for a in self.knowledge.user_messages[qualname]
+                     if (v := argument(a, args, kwargs, None)) is not None]
+            if found:
+                slot = found[0][0] if found[0][0].startswith("#") else "=" + found[0][0]
+                self.user_turn(frame, _slot_node(node, slot) or node, f"{short}()", found[0][1])
         elif qualname in self.knowledge.agent_instructions:
             pieces = [v for a in self.knowledge.agent_instructions[qualname]
                       if (v := argument(a, args, kwargs, None)) is not None and not isinstance(v, NoneVal)]
@@ -1502,6 +1522,10 @@ class Evaluator:
         for slot in slots:
             if slot[0] == "m":
                 self.wrapper_messages(name, slot, args, kwargs, frame, node)
+                continue
+            if slot[0] == "u":
+                self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()",
+                               _slot_value(slot, args, kwargs))
                 continue
             if slot[0] != "s":
                 continue
@@ -1588,6 +1612,16 @@ class Evaluator:
         if isinstance(value, Text):
             return Text((taint, *value.segs))
         return value
+
+
+def _role_word(role: Value) -> str | None:
+    """A message role as written: ``"user"``, or the last name of an enum member (``MessageRole.USER``)."""
+    text = literal_text(role)
+    if text is None and isinstance(role, Ref):
+        text = role.qualname.rsplit(".", 1)[-1]
+    elif text is None and isinstance(role, Unknown):
+        text = role.hole.expression.rsplit(".", 1)[-1]
+    return text.lower() if text is not None else None
 
 
 def module_constant(value: Value) -> Value:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
 
 from promptlint.analysis.templates import ROLE_NAMES, message_role
 from promptlint.analysis.values import (
@@ -222,6 +223,13 @@ def mark_final_user(parts: list[Part]) -> list[Part]:
 
 ASSEMBLY_API = "system message"  # the api of a layout judged at its assembly point
 MESSAGE_LIST_API = "message list"  # ... and of a whole list handed to a wrapper
+USER_TURN_API = "user message"  # ... and of a user message judged alone (PC010)
+LAST_NAME = re.compile(r"[A-Za-z_]\w*")
+EARLIER_TURN_PARTS = ("history", "user", "assistant", "tool", "message")
+# Literal text shorter than this is a tag, a label or the punctuation of a rendered dict or list
+# (`, "focus": `), not instructions: a data structure printed into a prompt is not fixed text.
+MIN_INSTRUCTION_PIECE = 32
+ONE_SHOT = "the message follows a prefix that is the same on every call (a fixed system prompt, no growing history)"
 ASSEMBLY_PROVIDER = "any"
 ASSUMED_HISTORY = "the conversation history and the user's turn follow the system content, as every provider orders them"
 
@@ -246,8 +254,58 @@ def messages_layout(what: str, messages: Value, where: Location, function: str) 
     return PromptLayout(site, tuple(mark_final_user(message_parts(messages, where))))
 
 
+def user_turn_layout(what: str, text: Value, where: Location, function: str) -> PromptLayout:
+    """A user message judged where it is built, as the request's final turn: what comes before it
+    (the system prompt, a history) is not known and not needed to see fixed text after its input."""
+    site = CallSite(where, f"{USER_TURN_API} ({what})", ASSEMBLY_PROVIDER, None, function)
+    return PromptLayout(site, (Part("final_user", content_text(text, where), where),))
+
+
+@dataclass(frozen=True)
+class InputThenFixedText:
+    """The request's own content in the final user turn, and the fixed text after it there."""
+
+    index: int  # of the first segment of the request's content in ``layout.segments()``
+    hole: Hole
+    fixed_chars: int  # literal text after it, up to the end of the turn
+
+
+def input_then_fixed_text(layout: PromptLayout, settings: frozenset[str] = frozenset()) -> InputThenFixedText | None:
+    """The first value of the final user turn that is not known to be constant, with the length
+    of the literal text after it in that turn (pieces of at least ``MIN_INSTRUCTION_PIECE``). A user turn is the request: its values are filled
+    per call, so literal text after them is never part of a prefix that two calls share. Values
+    named like one of ``settings`` (``language``, ``entity_types``) are taken to be constant. None
+    when a history or an earlier turn with values comes before the turn (nothing to gain there)."""
+    first: tuple[int, Hole] | None = None
+    chars = 0
+    for index, (part, segment) in enumerate(layout.segments()):
+        if part != "final_user":
+            if isinstance(segment, Hole) and (segment.is_history or part in EARLIER_TURN_PARTS):
+                # After a history that grows, the newest message sits at a new place on every call:
+                # nothing in it was ever a shared prefix, whatever its order.
+                return None
+            continue
+        if first is None:
+            if isinstance(segment, Hole) and not segment.is_history and segment.volatility is not Volatility.STABLE \
+                    and not _named_like(segment.expression, settings):
+                first = (index, segment)
+        elif isinstance(segment, Literal) and len(segment.text.strip()) >= MIN_INSTRUCTION_PIECE:
+            chars += len(segment.text)
+    return InputThenFixedText(first[0], first[1], chars) if first else None
+
+
+def _named_like(expression: str, names: frozenset[str]) -> bool:
+    """Whether the last name in ``expression`` (``context['entity_types']`` → ``entity_types``)
+    is one of ``names``, whole or as its last ``_`` part."""
+    words = LAST_NAME.findall(expression)
+    if not words or not names:
+        return False
+    last = words[-1].lower()
+    return last in names or last.rsplit("_", 1)[-1] in names
+
+
 def is_assembly(call: CallSite) -> bool:
-    return call.provider == ASSEMBLY_PROVIDER and call.api.startswith((ASSEMBLY_API, MESSAGE_LIST_API))
+    return call.provider == ASSEMBLY_PROVIDER and call.api.startswith((ASSEMBLY_API, MESSAGE_LIST_API, USER_TURN_API))
 
 
 def call_site(node: ast.Call, module: object, spec: ApiSpec, kwargs: dict[str, Value], owner: Obj | None,

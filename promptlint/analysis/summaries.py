@@ -44,6 +44,7 @@ MESSAGES = "messages"
 KINDS = {SYSTEM: "s", USER: "u", MESSAGES: "m"}
 CONVERTED = "~"  # a flow as a message list only (through a format converter): it reaches "m" slots only
 TEXT_ONLY = "^"  # a flow as text inside a message only: it reaches "s" and "u" slots, not "m"
+FORWARDED = "**"  # a flow of every keyword argument: `def f(*args, **kwargs): return g(**kwargs)`
 Flow = tuple[int, str, str]  # (positional index or -1, parameter name, target)
 
 
@@ -92,7 +93,7 @@ def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> li
 
 def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, shapes: SinkShapes) -> tuple[Flow, ...]:
     params = parameters(node, method)
-    if not params:
+    if not params and node.args.kwarg is None:
         return ()
     names = {name for _, name in params}
     carriers = _carriers(node, names)
@@ -125,6 +126,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         if role in shapes.system_roles or role in shapes.user_roles:
             reach(_dict_content(item, shapes.content_keys), SYSTEM if role in shapes.system_roles else USER)
     aliases = _callable_aliases(node)
+    forwarded = node.args.kwarg.arg if node.args.kwarg else None
     for call in nodes_of(node, ast.Call):
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         role = _role_name(next((keywords[k] for k in shapes.role_keys if k in keywords), None))
@@ -154,6 +156,9 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                     reach(arg, f"{short}#{index}")
             for keyword, value in keywords.items():
                 reach(value, f"{short}={keyword}")
+            if forwarded is not None and any(k.arg is None and isinstance(k.value, ast.Name)
+                                             and k.value.id == forwarded for k in call.keywords):
+                flows.add((-1, FORWARDED, f"{short}={FORWARDED}"))  # `callee(**kwargs)`
     return tuple(sorted(flows))
 
 
@@ -186,6 +191,9 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
         changed = False
         for position, (name, flows) in enumerate(candidates):
             for index, param, target in flows:
+                if param == FORWARDED:  # the callee's keyword slots are this function's too
+                    own[position] |= {slot for slot in slots.get(target.partition("=")[0], ()) if slot[1] == "="}
+                    continue
                 mark = target[0] if target[0] in (CONVERTED, TEXT_ONLY) else ""
                 for kind, prefix in KINDS.items():
                     if mark == CONVERTED and kind != MESSAGES or mark == TEXT_ONLY and kind == MESSAGES:

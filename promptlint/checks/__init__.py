@@ -16,6 +16,7 @@ from promptlint.checks.pc006_volatile_tool_definition import VolatileToolDefinit
 from promptlint.checks.pc007_cache_control_after_volatile import CacheControlAfterVolatile
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.checks.pc009_sliding_history_window import SlidingHistoryWindow
+from promptlint.checks.pc010_instructions_after_request import InstructionsAfterRequest
 from promptlint.checks.pc900_unused_suppression import UnusedSuppression
 
 RULES: tuple[Rule, ...] = (
@@ -28,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     CacheControlAfterVolatile(),
     ChatTemplateDate(),
     SlidingHistoryWindow(),
+    InstructionsAfterRequest(),
     UnusedSuppression(),  # reported by promptlint.suppressions, after the analysis
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

@@ -54,6 +54,7 @@ class RuleContext:
     # Providers that cache only at breakpoints the caller marks (rules/prices.yaml `cache: explicit`)
     explicit_cache_providers: frozenset[str] = frozenset()
     one_process: bool = False  # a notebook: every call runs in one kernel process
+    setting_names: frozenset[str] = frozenset()  # rules/prompt_sinks.yaml `setting_names` (PC010)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,8 @@ class Rule:
     summary: ClassVar[str]
     fix_hint: ClassVar[str] = ""
     supersedes: ClassVar[tuple[str, ...]] = ()  # codes this rule replaces at the same location
+    # A rule about nothing but the cache loss: `info` when the estimate finds none for any provider.
+    info_when_nothing_lost: ClassVar[bool] = False
     VALID: ClassVar[list[Example]] = []
     INVALID: ClassVar[list[Example]] = []
 

@@ -126,20 +126,22 @@ def _estimate_note(unknown: list[str], counter: TokenCounter, priced: tuple[Pric
 SMALLEST_MEANINGFUL_BOUND = 64  # tokens: below the smallest provider cache block that pays off
 
 
-def agree_with_estimate(finding: Finding) -> Finding:
+def agree_with_estimate(finding: Finding, info_when_nothing_lost: bool = False) -> Finding:
     """An error or warning whose estimate loses less than a cache block for every provider, with
     nothing of unknown length after it, says so and what would make it matter, and is at most a
-    warning: the message and severity never claim a loss the estimate denies. (With content of
-    unknown length after it, a history, the estimate is a lower bound and says nothing.)"""
+    warning (``info`` for a rule whose whole point is the loss, ``info_when_nothing_lost``): the
+    message and severity never claim a loss the estimate denies. (With content of unknown length
+    after it, a history, the estimate is a lower bound and says nothing.)"""
     estimate = finding.estimate
     if finding.severity is Severity.INFO or estimate is None or not estimate.losses or estimate.unknown_length:
         return finding
     most = max(loss.lost_tokens_per_call for loss in estimate.losses)
     if most >= SMALLEST_MEANINGFUL_BOUND:
         return finding
+    severity = Severity.INFO if info_when_nothing_lost else Severity.WARNING
     why = (f"estimated loss: {most:,} tokens per call, since the stable text after it is below the providers' "
-           "minimum cacheable prefix; it matters once more stable text follows it (warning)")
-    return replace(finding, severity=Severity.WARNING, message=f"{finding.message}; {why}")
+           f"minimum cacheable prefix; it matters once more stable text follows it ({severity.value})")
+    return replace(finding, severity=severity, message=f"{finding.message}; {why}")
 
 
 def format_estimate(estimate: Estimate | None) -> str:

@@ -82,8 +82,12 @@ def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter) -> Pre
     end = stable_end or Mark(len(segments), position)
     if bust_index < 0:  # a request setting (cache key, salt): the whole prefix is affected
         bust = Mark(-1, 0)
+    elif bust_index < end.index:
+        bust = _mark_at(layout, counter, bust_index)
     else:
-        bust = _mark_at(layout, counter, bust_index) if bust_index < end.index else end
+        # A value inside the final user turn, fixed text after it (PC010): the fix moves that text
+        # before the turn's values, so everything known up to the end can be cached.
+        bust, end = _mark_at(layout, counter, bust_index), Mark(len(segments), position)
     return PrefixProfile(
         bust=bust,
         stable_end=end,

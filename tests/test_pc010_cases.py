@@ -1,0 +1,177 @@
+"""PC010 instructions-after-request: fixed text written after the request's own content in the
+final user message, judged where the message is built and where a call sends it, with its loss
+estimated as the fixed text a reordered message would cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from promptlint.model import Finding
+from tests.conftest import write_tree
+
+RULES = '"Extract every fact as a triple and cite the sentence it comes from. " * 80'
+
+
+def pc010(tmp_path: Path, files: dict[str, str] | str) -> list[Finding]:
+    root = write_tree(tmp_path, files)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [f for f in result.findings if f.rule == "PC010"]
+
+
+def test_the_finding_sits_on_the_message_content_and_counts_the_fixed_text_after_its_first_value(
+        tmp_path: Path) -> None:
+    found = pc010(tmp_path, f'''
+RULES = {RULES}
+def extract(previous: str, episode: str) -> list[dict]:
+    user = f"<PREVIOUS>{{previous}}</PREVIOUS>\\n<EPISODE>{{episode}}</EPISODE>\\n" + RULES + "\\nDone."
+    return [{{"role": "system", "content": "You extract facts."}}, {{"role": "user", "content": user}}]
+''')
+    assert len(found) == 1
+    finding = found[0]
+    # Reported where the content is handed to the message (the fix reorders it there), with the
+    # line that built it as a step.
+    assert (finding.location.line, finding.severity.value) == (4, "warning")
+    assert "`previous`" in finding.message
+    assert [(r.location.line, r.message) for r in finding.related][0] == (3, "`previous` is built here")
+    # Tags and the closing word are labels, not instructions: only pieces of 32 characters or more count.
+    fixed = len("Extract every fact as a triple and cite the sentence it comes from. " * 80)
+    assert f"{fixed:,} characters of fixed text" in finding.message
+    assert finding.call_site.api == "user message (role dict)"
+
+
+def test_the_loss_is_the_fixed_text_a_reordered_message_caches(tmp_path: Path) -> None:
+    found = pc010(tmp_path, f'''
+from openai import OpenAI
+RULES = {RULES}
+def extract(episode: str):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "user", "content": f"<EPISODE>{{episode}}</EPISODE>\\n" + RULES}}])
+''')
+    estimates = {f.call_site.api: f.estimate for f in found}
+    estimate = estimates["openai.chat.completions"]
+    assert estimate is not None and estimate.lost_tokens_per_call is not None
+    # About 1,100 tokens of rules: above OpenAI's 1,024-token minimum, counted in 128-token steps.
+    assert 1024 <= estimate.lost_tokens_per_call <= 1300
+    assert estimate.tokenizer
+
+
+def test_a_user_text_handed_to_a_project_wrapper_is_judged_in_the_caller(tmp_path: Path) -> None:
+    # The wrapper's messages live on its object, so the call layout does not hold the caller's text:
+    # the caller is where it is seen.
+    found = pc010(tmp_path, {
+        "app/chat.py": '''
+import openai
+class ChatBot:
+    def __init__(self, client: "openai.OpenAI"):
+        self.client, self.messages = client, []
+    def chat(self, content: str, temperature: float = 0.0):
+        self.messages.append({"role": "user", "content": content})
+        return self.client.chat.completions.create(model="gpt-4o", messages=self.messages)
+''',
+        "app/bot.py": f'''
+from app.chat import ChatBot
+RULES = {RULES}
+def rename(bot, snippets: str):  # `bot` untyped: the call resolves by name only
+    joint = f"<snippets>{{snippets}}</snippets>"
+    bot.messages = [{{"role": "system", "content": "You rename files."}}]  # what makes the file an entry
+    return bot.chat(content=joint + "\\n\\n" + RULES, temperature=0.1)
+''',
+    })
+    assert [(f.location.path, f.location.line) for f in found] == [("app/bot.py", 6)]  # the `content=` argument
+    assert found[0].call_site.api == "user message (user text passed to chat())"
+
+
+def test_a_user_message_constructor_and_a_role_keyword_are_judged(tmp_path: Path) -> None:
+    # Builders of a system and a user message, as prompt libraries write them (graphiti, LangChain).
+    found = pc010(tmp_path, f'''
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+class Message(BaseModel):
+    role: str
+    content: str
+RULES = {RULES}
+def one(text: str):
+    return [SystemMessage(content="You extract facts."),
+            HumanMessage(content=f"Text: {{text}}\\n" + RULES)]
+def two(text: str):
+    return [Message(role="system", content="You extract facts."),
+            Message(role="user", content=f"Text: {{text}}\\n" + RULES)]
+''')
+    assert sorted(f.location.line for f in found) == [9, 12]
+
+
+def test_look_alikes_stay_quiet(tmp_path: Path) -> None:
+    found = pc010(tmp_path, f'''
+from datetime import datetime
+RULES = {RULES}
+PREAMBLE = "You are a careful extractor."
+def short_tail(episode: str) -> dict:
+    return {{"role": "user", "content": RULES + f"\\n{{episode}}\\nAnswer in JSON, one object per fact."}}
+def constants_only() -> dict:
+    return {{"role": "user", "content": f"{{PREAMBLE}}\\n" + RULES}}
+def system_holds_it(episode: str) -> list:
+    return [{{"role": "system", "content": f"Episode: {{episode}}\\n" + RULES}}]
+def assistant_turn(episode: str) -> dict:
+    return {{"role": "assistant", "content": f"{{episode}}\\n" + RULES}}
+def clock_first() -> dict:
+    return {{"role": "user", "content": f"Now: {{datetime.now()}}\\n" + RULES}}
+''')
+    assert found == []
+
+
+def test_values_named_like_settings_are_taken_as_constant_and_the_list_extends_in_config(tmp_path: Path) -> None:
+    files = {
+        "app.py": f'''
+RULES = {RULES}
+def extract(context: dict, persona_text: str) -> list[dict]:
+    user = (f"<TYPES>{{context['entity_types']}}</TYPES>\\n"
+            f"<EPISODE>{{context['episode']}}</EPISODE>\\n" + RULES)
+    return [{{"role": "system", "content": "You extract facts."}}, {{"role": "user", "content": user}}]
+def styled(persona_text: str) -> list[dict]:
+    return [{{"role": "system", "content": "You extract facts."}},
+            {{"role": "user", "content": f"{{persona_text}}\\n" + RULES}}]
+''',
+    }
+    found = pc010(tmp_path / "default", files)
+    # `entity_types` is a setting (rules/prompt_sinks.yaml `setting_names`): the episode is the first
+    # value of the request; `persona_text` is not on the list.
+    assert sorted((f.location.line, f.message.split("`")[1]) for f in found) == [
+        (5, "context['episode']"), (8, "persona_text")]
+    files["pyproject.toml"] = '[tool.promptlint]\nsetting-names = ["persona_text"]\n'
+    root = write_tree(tmp_path / "configured", files)
+    from promptlint.config import load_config
+    result = analyze([root], load_config(root), cwd=root)
+    assert [f.location.line for f in result.findings if f.rule == "PC010"] == [5]
+
+
+def test_a_data_structure_printed_into_the_message_is_not_fixed_text(tmp_path: Path) -> None:
+    # swarms: a list of dicts rendered into the prompt is punctuation and keys, not instructions.
+    rows = ", ".join(f'{{"focus": s.focus{i}, "attractiveness": s.score{i}, "discoveries": s.items{i}}}'
+                     for i in range(60))
+    found = pc010(tmp_path, f'''
+def synthesize(task: str, s, agent):
+    emergent = [{rows}]
+    agent.messages = [{{"role": "system", "content": "You coordinate a swarm."}}]
+    return [{{"role": "user", "content": f"Task: {{task}}\\nTop emergent solutions: {{emergent}}\\nSynthesize."}}]
+''')
+    assert found == []
+
+
+def test_a_prompt_below_the_providers_minimum_is_info(tmp_path: Path) -> None:
+    # ~600 tokens in all: gpt-4o caches nothing under 1,024 tokens, moved or not.
+    source = '''
+from openai import OpenAI
+RULES = "Summarise the document above in five bullet points and keep every number exact. " * 30
+def summarise(document: str):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "user", "content": f"<document>{document}</document>" + RULES}])
+'''
+    assert pc010(tmp_path / "hidden", source) == []
+    root = write_tree(tmp_path / "shown", source)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    found = [f for f in result.findings if f.rule == "PC010"]
+    assert [f.severity.value for f in found] == ["info"]
+    assert "estimated loss: 0 tokens per call" in found[0].message
