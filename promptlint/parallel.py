@@ -221,7 +221,8 @@ class LayoutCollector:
                                       for seg in part.segments if isinstance(seg, Hole)])
         if not inputs:
             return layout
-        return mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named)
+        return mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named,
+                                    scope=frame.module.location(frame.function))
 
     def named_inputs(self, frame: Frame) -> frozenset[str]:
         """Parameters named like the request's own input (rules/prompt_sinks.yaml request_inputs)."""
@@ -236,7 +237,8 @@ class LayoutCollector:
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
         layout = assembly_layout(what, text, frame.module.location(node), frame.qualname, messages)
-        self.add(mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame)))
+        scope = frame.module.location(frame.function) if frame.function is not None else None
+        self.add(mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame), scope))
 
     def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
         from promptlint.analysis.layout import messages_layout

@@ -175,3 +175,45 @@ def summarise(document: str):
     found = [f for f in result.findings if f.rule == "PC010"]
     assert [f.severity.value for f in found] == ["info"]
     assert "estimated loss: 0 tokens per call" in found[0].message
+
+
+def test_project_message_classes_with_a_default_role_are_judged_as_messages(tmp_path: Path) -> None:
+    # onyx: `class UserMessage(BaseModel): role: Literal["user"] = "user"`; the template puts the
+    # conversation before its rules, and the placeholder is where the finding points.
+    root = write_tree(tmp_path, {
+        "app/models.py": '''
+from typing import Literal
+from pydantic import BaseModel
+class SystemMessage(BaseModel):
+    role: Literal["system"] = "system"
+    content: str
+class UserMessage(BaseModel):
+    role: Literal["user"] = "user"
+    content: str
+''',
+        "app/prompts.py": f'''
+DECIDE = """Decide the time scope of the search.
+
+## Conversation
+{{conversation}}
+
+## Rules
+""" + {RULES}
+''',
+        "app/flow.py": '''
+from datetime import datetime
+from app.models import SystemMessage, UserMessage
+from app.prompts import DECIDE
+RULES = "Answer in the user's language and cite the fragment numbers you used. " * 40
+def decide(llm, turns: list):
+    conversation = "\\n".join(turns)
+    messages = [UserMessage(content=DECIDE.format(conversation=conversation))]
+    return llm.invoke(prompt=messages)
+def chat(llm, history: list):
+    system = SystemMessage(content=f"Now: {datetime.now()}\\n" + RULES)
+    return llm.invoke(prompt=[system, *history])
+''',
+    })
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    found = sorted((f.rule, f.location.path, f.location.line) for f in result.findings)
+    assert found == [("PC001", "app/flow.py", 10), ("PC010", "app/prompts.py", 4)]

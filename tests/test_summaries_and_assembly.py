@@ -472,3 +472,26 @@ def test_the_same_loop_with_the_counter_in_the_final_turn_is_quiet(tmp_path: Pat
         "PROMPT.format(used=cycle, limit=limit)", "PROMPT.format(used='some', limit='a few')").replace(
         "history=history)", "history=[*history, {'role': 'user', 'content': f'Cycle {cycle} of {limit}.'}])")
     assert findings(tmp_path, {**AGENT_LOOP_APP, "app/loop.py": loop}) == []
+
+
+def test_a_helpers_own_names_do_not_make_its_result_request_derived(tmp_path: Path) -> None:
+    # onyx: `tool` is computed from the research topic in the agent loop, and the tools helper
+    # also names its loop variable `tool`; the helper's list of tool names is not derived from it.
+    found = findings(tmp_path, {
+        "app/tools.py": '''
+def describe(tools: list) -> str:
+    names = [tool.name for tool in tools[:-1]]
+    return ", ".join(names) + f", and {tools[-1].name}"
+''',
+        "app/agent.py": '''
+from app.tools import describe
+RULES = "Use one tool per step and cite every source you open. " * 60
+def research(research_topic: str, tools: list, pick) -> list:
+    chosen = []
+    for tool in pick(research_topic):
+        chosen.append(tool)
+    system = f"Tools: {describe(tools)}\\n" + RULES
+    return [{"role": "system", "content": system}, {"role": "user", "content": research_topic}]
+''',
+    })
+    assert found == []

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from promptlint.analysis.index import nodes_of
 from promptlint.analysis.summaries import target_names
-from promptlint.model import Hole, Origin, Part, PromptLayout, Volatility
+from promptlint.model import Hole, Location, Origin, Part, PromptLayout, Volatility
 
 # Statements and expressions that bind names: assignments, loop targets, `with ... as`, `:=`.
 BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
@@ -149,34 +149,39 @@ def parameter_names(function: ast.AST) -> set[str]:
 
 
 def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[str],
-                         computed_by: set[str] | None = None, named: frozenset[str] = frozenset()) -> PromptLayout:
+                         computed_by: set[str] | None = None, named: frozenset[str] = frozenset(),
+                         scope: Location | None = None) -> PromptLayout:
     """The layout with the unknown holes before its final user turn that carry a derived name made
     per-request holes (the final user turn itself is left alone: that is where they belong).
 
     ``computed_by``: when the whole text was computed from a derived name in the caller (a wrapper's
     system argument), the caller's other local names; holes that carry none of them were computed
-    inside the helpers it called (``context = build_context(query)``) and count as derived too."""
+    inside the helpers it called (``context = build_context(query)``) and count as derived too.
+
+    ``scope``: the definition the names belong to; a hole born in a helper it called carries the
+    helper's own names (`tool` in `[tool.name for tool in tools]`), which say nothing here."""
     if not derived:
         return layout
-    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs, computed_by, named)
+    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs, computed_by, named, scope)
                   for part in layout.parts)
     return replace(layout, parts=parts) if parts != layout.parts else layout
 
 
 def _mark_part(part: Part, derived: set[str], inputs: set[str], computed_by: set[str] | None,
-               named: frozenset[str]) -> Part:
-    segments = tuple(_mark_hole(seg, derived, inputs, computed_by, named) if isinstance(seg, Hole) else seg
+               named: frozenset[str], scope: Location | None) -> Part:
+    segments = tuple(_mark_hole(seg, derived, inputs, computed_by, named, scope) if isinstance(seg, Hole) else seg
                      for seg in part.segments)
     return replace(part, segments=segments) if segments != part.segments else part
 
 
 def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set[str] | None,
-               named: frozenset[str]) -> Hole:
+               named: frozenset[str], scope: Location | None = None) -> Hole:
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
         return hole
-    carried = set(WORD.findall(hole.expression))
+    carried = set(WORD.findall(hole.expression)) if scope is None or scope.contains(hole.location) else set()
     for step in hole.path:
-        carried |= set(ASSIGNED.findall(step.description))
+        if scope is None or scope.contains(step.location):
+            carried |= set(ASSIGNED.findall(step.description))
     found = sorted(carried & derived)
     if not found and computed_by is not None and not carried & computed_by:
         found = sorted(computed_by & derived - inputs) or sorted(inputs)

@@ -1081,6 +1081,8 @@ class Evaluator:
                 self.report_sink(frame, node, callee.qualname, args, kwargs, None)
             return self.call_function(callee, args, kwargs, frame, node)
         if isinstance(callee, ClassVal):
+            if self.on_assembly is not None and node is not None:
+                self.message_by_default_role(callee.info, args, kwargs, frame, node)
             return self.instantiate(callee.info, args, kwargs, frame, node)
         if isinstance(callee, Member):
             return self.call_member(callee, args, kwargs, frame, node)
@@ -1425,6 +1427,33 @@ class Evaluator:
                      is_history=True)
         self.assembled(frame, node, f"inserted into `{rest}`", self.message_text(message.get, []),
                        messages=Seq((Splice(after),)))
+
+    def message_by_default_role(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                                node: ast.Call) -> None:
+        """A project message class whose role is a field default (onyx's ``class
+        UserMessage(BaseModel): role: Literal["user"] = "user"``): each instance is a message of
+        that role, judged where it is built, like a ``role=`` keyword."""
+        if any(key in kwargs for key in self.knowledge.role_keys):
+            return  # `role=` given: judged by its shape (assembly_by_shape)
+        role = self.default_role(info)
+        if role is None:
+            return
+        content = next((n for key in self.knowledge.content_keys if (n := _slot_node(node, "=" + key)) is not None),
+                       _slot_node(node, "#0"))
+        text = self.message_text(kwargs.get, args)
+        what = f"{info.name}() (role {role!r} by default)"
+        if role in self.knowledge.system_roles:
+            self.assembled(frame, node, what, text)
+        elif role in self.knowledge.user_roles and content is not None:
+            self.user_turn(frame, content, what, text)
+
+    def default_role(self, info: ClassInfo) -> str | None:
+        for klass in self.mro(info):
+            for name, default in _declared_fields(klass):
+                if name in self.knowledge.role_keys and isinstance(default, ast.Constant) \
+                        and isinstance(default.value, str):
+                    return default.value.lower()
+        return None
 
     def is_system_role(self, role: Value) -> bool:
         """``"system"``, ``"developer"``, or an enum member ending in one (``MessageRole.SYSTEM``)."""

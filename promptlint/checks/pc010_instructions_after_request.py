@@ -70,8 +70,9 @@ from dataclasses import replace
 from typing import Iterable
 
 from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, input_then_fixed_text
+from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.checks.base import LONG_STABLE_CHARS, Rule, RuleContext
-from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Severity, Step
+from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Segment, Severity, Step
 
 TEMPLATE_LINES = 200  # a prompt template longer than this is rare: beyond it, the text is not the value's
 
@@ -166,19 +167,24 @@ def summarise(document: str):
 
 def _placed_in_message(hole: Hole, index: int, layout: PromptLayout) -> Hole:
     """The value, placed where the fix reorders it: where it is written next to the fixed text
-    (a template's placeholder, with the instructions below it), else where the message's content
-    is put together (`content=joint_message + "\\n\\n" + PROMPT`), with the place the value was
-    built (a helper that formats the snippets) as a step."""
+    (an f-string's field, or the placeholder of a template filled with it, the instructions
+    below), else where the message's content is put together (`content=joint_message + "\\n\\n"
+    + PROMPT`); with the place the value was built (a helper that formats the snippets) as a step."""
     content = next((part.location for part in layout.parts if part.name == "final_user"), None)
-    if content is None or hole.location is None or content.contains(hole.location) \
-            or _written_above(hole.location, _longest_text_after(layout, index)):
+    if content is None or hole.location is None or content.contains(hole.location):
         return hole
+    text = _longest_text_after(layout.segments(), index)
+    if _written_above(hole.location, text):
+        return hole
+    slot = next((step for step in reversed(hole.path) if step.description.startswith(FILLS_SLOT)), None)
+    if slot is not None and _written_above(slot.location, text):
+        content = slot.location  # the placeholder of a template filled with it, above its rules
     built = Step(hole.location, f"`{hole.expression}` is built here")
-    return replace(hole, location=content, path=(built, *hole.path))
+    return replace(hole, location=content, path=(built, *(s for s in hole.path if s is not slot)))
 
 
-def _longest_text_after(layout: PromptLayout, index: int) -> Location | None:
-    texts = [segment for position, (part, segment) in enumerate(layout.segments())
+def _longest_text_after(segments: tuple[tuple[str, Segment], ...], index: int) -> Location | None:
+    texts = [segment for position, (part, segment) in enumerate(segments)
              if position > index and part == "final_user" and isinstance(segment, Literal)]
     return max(texts, key=lambda text: len(text.text)).location if texts else None
 
