@@ -217,3 +217,20 @@ def chat(llm, history: list):
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     found = sorted((f.rule, f.location.path, f.location.line) for f in result.findings)
     assert found == [("PC001", "app/flow.py", 10), ("PC010", "app/prompts.py", 4)]
+
+
+def test_a_tail_of_two_to_five_hundred_tokens_is_info_and_a_closing_line_nothing(tmp_path: Path) -> None:
+    source = '''
+RULES = "Extract every fact as a triple and cite the sentence it comes from. " * 16
+def extract(episode: str) -> list[dict]:
+    return [{"role": "system", "content": "You extract facts."},
+            {"role": "user", "content": f"<EPISODE>{episode}</EPISODE>\\n" + RULES}]
+def closing(episode: str) -> list[dict]:
+    return [{"role": "system", "content": "You extract facts."},
+            {"role": "user", "content": f"<EPISODE>{episode}</EPISODE>\\nAnswer in JSON, one object per fact."}]
+'''
+    root = write_tree(tmp_path, source)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    found = [(f.location.line, f.severity.value) for f in result.findings if f.rule == "PC010"]
+    assert found == [(4, "info")]  # 1,104 characters of rules: about 276 tokens
+    assert "little to gain (info)" in next(f.message for f in result.findings if f.rule == "PC010")

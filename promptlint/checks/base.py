@@ -46,6 +46,7 @@ PART_WORDS = {"tools": "tool definitions", "system": "system prompt", "history":
 EARLIER_TURNS = ("user", "assistant", "tool", "message", "history")
 TURN_PARTS = ("user", "assistant", "tool", "message")  # single messages in the call's own list
 LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
+NOTABLE_STABLE_CHARS = 800  # about 200 tokens: worth saying at info level, too little for a warning
 
 
 @dataclass(frozen=True)

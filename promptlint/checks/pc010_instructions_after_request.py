@@ -38,11 +38,11 @@ message (where the fix reorders it), with the line that built its first value as
 
 ## Known problems
 Reported when at least about 500 tokens (2,000 characters) of literal text follow the first value
-of the final user message; shorter closing instructions (`Answer:`, a one-line format reminder)
-cost little and are left alone, and a finding whose estimate loses less than a cache block for
-every provider (the whole prompt is below the providers' minimum cacheable prefix) is `info`.
-Every value that is not known to be constant counts as the
-request's content, except values named like a setting of the deployment (`language`,
+of the final user message; 200 to 500 tokens are `info` (little to gain), and shorter closing
+instructions (`Answer:`, a one-line format reminder) are left alone. A finding whose estimate
+loses less than a cache block for every provider (the whole prompt is below the providers'
+minimum cacheable prefix) is `info` too. Every value that is not known to be constant counts as
+the request's content, except values named like a setting of the deployment (`language`,
 `entity_types`, `schema`, `persona`: rules/prompt_sinks.yaml `setting_names`; add your own with
 `setting-names = [...]`). Another value that is in fact the same on every call (a parameter always
 given the same text) is a false alarm: give it a module-level name, add its name to
@@ -52,9 +52,8 @@ tell such a message from the newest turn. A clock or an id before the fixed text
 finding, not this rule's. A user message judged where it is built, with no call in sight, is
 assumed to follow a fixed prefix (the finding says so); one built inside a loop that calls an LLM
 is not judged there (an agent loop sends it after the history it grows). User messages are judged
-in the functions promptlint evaluates: those
-that call an LLM, build a system message or call a project wrapper; a function that builds only
-a user message and nothing else is judged where its result is sent.
+in the functions promptlint evaluates: those that call an LLM, build a system message or call a
+project wrapper; a function that builds only a user message is judged where its result is sent.
 
 ## Fix safety
 No automatic fix: moving instructions changes what the model reads last, which can change its
@@ -71,7 +70,7 @@ from typing import Iterable
 
 from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, input_then_fixed_text
 from promptlint.analysis.templates import FILLS_SLOT
-from promptlint.checks.base import LONG_STABLE_CHARS, Rule, RuleContext
+from promptlint.checks.base import LONG_STABLE_CHARS, NOTABLE_STABLE_CHARS, Rule, RuleContext
 from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Segment, Severity, Step
 
 TEMPLATE_LINES = 200  # a prompt template longer than this is rare: beyond it, the text is not the value's
@@ -152,17 +151,21 @@ def summarise(document: str):
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         found = input_then_fixed_text(layout, context.setting_names)
-        if found is None or found.fixed_chars < LONG_STABLE_CHARS or found.hole.volatility.is_volatile:
-            return  # short closing text costs little; a volatile value there is PC001's finding
+        if found is None or found.fixed_chars < NOTABLE_STABLE_CHARS or found.hole.volatility.is_volatile:
+            return  # a closing line costs nothing worth saying; a volatile value there is PC001's finding
         hole = _placed_in_message(found.hole, found.index, layout)
         start = f"`{hole.expression}`" if hole is found.hole else \
             f"the value passed here (its first part, `{hole.expression}`, is built at {found.hole.location.short()})"
         message = (f"the final user message is filled per call from {start} on, and {found.fixed_chars:,} "
                    "characters of fixed text follow in that message: they are part of no prefix two calls share, "
                    "so every call sends them uncached")
+        severity = Severity.WARNING
+        if found.fixed_chars < LONG_STABLE_CHARS:
+            severity = Severity.INFO
+            message += f"; at about {found.fixed_chars // 4:,} tokens that is little to gain (info)"
         if layout.call.api.startswith(USER_TURN_API):  # judged alone: what comes before it is not seen
             hole = replace(hole, assumption=ONE_SHOT)
-        yield self.finding(layout, layout_index, found.index, hole, Severity.WARNING, message)
+        yield self.finding(layout, layout_index, found.index, hole, severity, message)
 
 
 def _placed_in_message(hole: Hole, index: int, layout: PromptLayout) -> Hole:
