@@ -25,6 +25,7 @@ BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, as
 WORD = re.compile(r"[A-Za-z_]\w*")
 ASSIGNED = re.compile(r"assigned to `([A-Za-z_][\w.]*)`")
 NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
+DERIVED = "request-derived"  # the origin category of request-derived holes
 
 
 def input_names(expressions: list[str]) -> set[str]:
@@ -159,9 +160,13 @@ def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[st
     inside the helpers it called (``context = build_context(query)``) and count as derived too.
 
     ``scope``: the definition the names belong to; a hole born in a helper it called carries the
-    helper's own names (`tool` in `[tool.name for tool in tools]`), which say nothing here."""
+    helper's own names (`tool` in `[tool.name for tool in tools]`), which say nothing here.
+
+    Holes tagged where an entry handed a derived value to a helper (``tag_request_derived``) are
+    per request wherever the helper puts them, except in the final user turn."""
     if not derived:
-        return layout
+        parts = tuple(part if part.name == "final_user" else _tagged_part(part) for part in layout.parts)
+        return replace(layout, parts=parts) if parts != layout.parts else layout
     parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs, computed_by, named, scope)
                   for part in layout.parts)
     return replace(layout, parts=parts) if parts != layout.parts else layout
@@ -174,8 +179,31 @@ def _mark_part(part: Part, derived: set[str], inputs: set[str], computed_by: set
     return replace(part, segments=segments) if segments != part.segments else part
 
 
+def tag_request_derived(hole: Hole, derived: set[str], inputs: set[str], named: frozenset[str]) -> Hole:
+    """A hole of a value computed from the request's input, handed by an entry to a helper that
+    builds the prompt: tagged (still unknown), so the layout built inside the helper can tell."""
+    if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None:
+        return hole
+    marked = _mark_hole(hole, derived, inputs, set(), named)
+    return replace(hole, origin=replace(marked.origin, volatility=Volatility.UNKNOWN), assumption=marked.assumption) \
+        if marked.origin is not None else hole
+
+
+def _tagged_part(part: Part) -> Part:
+    segments = tuple(_from_tag(seg) if isinstance(seg, Hole) else seg for seg in part.segments)
+    return replace(part, segments=segments) if segments != part.segments else part
+
+
+def _from_tag(hole: Hole) -> Hole:
+    if hole.volatility is Volatility.UNKNOWN and hole.origin is not None and hole.origin.category == DERIVED:
+        return replace(hole, volatility=Volatility.PER_REQUEST, origin=replace(hole.origin, volatility=Volatility.PER_REQUEST))
+    return hole
+
+
 def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set[str] | None,
                named: frozenset[str], scope: Location | None = None) -> Hole:
+    if hole.volatility is Volatility.UNKNOWN and hole.origin is not None:
+        return _from_tag(hole)
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
         return hole
     carried = set(WORD.findall(hole.expression)) if scope is None or scope.contains(hole.location) else set()
@@ -188,7 +216,7 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
     if not found:
         return hole
     source = ", ".join(f"`{name}`" for name in sorted(inputs & derived))
-    origin = Origin(hole.location, f"derived from {source}", "request-derived", Volatility.PER_REQUEST)
+    origin = Origin(hole.location, f"derived from {source}", DERIVED, Volatility.PER_REQUEST)
     via = "" if found[0] in inputs else f" and `{found[0]}` is computed from it"
     what = "taken by its name to be the request's own input" if inputs & derived <= named \
         else "the request's own input (the final user turn)"

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from promptlint.analysis import templates
-from promptlint.analysis.derived import derived_names, input_names, local_names, parameter_names, user_turn_names
+from promptlint.analysis.derived import (
+    derived_names,
+    input_names,
+    local_names,
+    parameter_names,
+    tag_request_derived,
+    user_turn_names,
+)
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.layout import argument
 from promptlint.analysis.project import Project
@@ -1101,6 +1108,8 @@ class Evaluator:
                         func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node)
             self.bind_params(func.node, sub, args, kwargs, None)
             return self.eval(func.node.body, sub)
+        if frame.depth == 0 and node is not None and self.on_assembly is not None and frame.function is not None:
+            args, kwargs = self.derived_arguments(node, args, kwargs, frame.function)
         shares_self = func.self_value is not None and func.self_value is frame.self_value
         inherited = {k: v for k, v in frame.locals.items() if k.startswith("self.")} if shares_self else {}
         key = _call_key(func, frame, args, kwargs, inherited)
@@ -1115,6 +1124,31 @@ class Evaluator:
         if shares_self:
             frame.locals.update(self_updates)  # what a method sets on `self` the caller sees afterwards
         return result
+
+    def derived_arguments(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], function: ast.AST
+                          ) -> tuple[list[Value], dict[str, Value]]:
+        """An entry's arguments computed from the request's input (`sufficiency_select(question,
+        evidence)` with `evidence = fit(question, docs)`): their unknown parts are tagged, so a
+        prompt the helper builds from them knows they are per request (analysis/derived.py)."""
+        inputs = self.user_turn_inputs(function)
+        derived = self.derived(function, inputs) if inputs else set()
+        if not derived:
+            return args, kwargs
+        named = frozenset(parameter_names(function) & self.knowledge.request_inputs)
+
+        def tagged(value: Value, expr: ast.expr) -> Value:
+            # Text only: an object or a list handed over (`self`, the rounds of a chat) also holds
+            # what the helper reads from it unchanged (a template loaded at start-up).
+            if not isinstance(value, (Text, Unknown)) or \
+                    not {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & derived:
+                return value
+            return map_holes(value, lambda hole: tag_request_derived(hole, derived, inputs, named))
+
+        positional = args if any(isinstance(expr, ast.Starred) for expr in node.args) else \
+            [tagged(value, expr) for value, expr in zip(args, node.args)] + args[len(node.args):]
+        by_name = {k.arg: k.value for k in node.keywords if k.arg}
+        return positional, {name: tagged(value, by_name[name]) if name in by_name else value
+                            for name, value in kwargs.items()}
 
     def evaluate_call(self, func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],
                       inherited: dict[str, Value]) -> tuple[Value, dict[str, Value]]:
