@@ -203,6 +203,7 @@ def test_unreadable_file_cli(tmp_path: Path) -> None:
     ("[tool.promptlint\nselect = [", "cannot read configuration"),
     ("[tool.promptlint]\nno-such-key = 1\n", "unknown key"),
     ("[tool.promptlint]\nselect = 'PC001'\n", "must be a list"),
+    ("[tool.promptlint]\nsetting-names = 'language'\n", "must be a list"),
     ("[tool.promptlint]\nselect = ['XX999']\n", "unknown rule code"),
     ("[tool.promptlint]\nfile-timeout = -1\n", "positive number"),
     ("[tool.promptlint]\ncache-dir = '/tmp/elsewhere'\n", "inside the project"),
