@@ -272,10 +272,11 @@ class InputThenFixedText:
 
 def input_then_fixed_text(layout: PromptLayout, settings: frozenset[str] = frozenset()) -> InputThenFixedText | None:
     """The first value of the final user turn that is not known to be constant, with the length
-    of the literal text after it in that turn (pieces of at least ``MIN_INSTRUCTION_PIECE``). A user turn is the request: its values are filled
-    per call, so literal text after them is never part of a prefix that two calls share. Values
-    named like one of ``settings`` (``language``, ``entity_types``) are taken to be constant. None
-    when a history or an earlier turn with values comes before the turn (nothing to gain there)."""
+    of the literal text after it in that turn (pieces of at least ``MIN_INSTRUCTION_PIECE``). A
+    user turn is the request: its values are filled per call, so literal text after them is never
+    part of a prefix that two calls share. Values named like one of ``settings`` (``language``,
+    ``entity_types``) are taken to be constant. None when a history or an earlier turn with
+    values comes before the turn (nothing to gain there)."""
     first: tuple[int, Hole] | None = None
     chars = 0
     for index, (part, segment) in enumerate(layout.segments()):
