@@ -522,3 +522,36 @@ class Tools:
     errors = [(path, line, message) for path, line, severity, message in found if severity == "error"]
     assert len(errors) == 1
     assert "request-derived" in errors[0][2] and "3,2" in errors[0][2]  # before the helper's rules
+
+
+def test_a_message_list_in_a_wrappers_user_slot_is_not_judged_as_the_users_text(tmp_path: Path) -> None:
+    # TaskWeaver: the planner composes the whole chat (its instruction template read once from a
+    # YAML file) and hands it to the LLM wrapper, which also takes a bare string as the user turn:
+    # the list is the request, not the text of its user message (PC010 judged it as one).
+    found = findings(tmp_path, {
+        "app/llm.py": '''
+from openai import OpenAI
+class LLMApi:
+    def __init__(self):
+        self.client = OpenAI()
+    def chat_completion(self, chat_history):
+        if isinstance(chat_history, str):
+            chat_history = [{"role": "user", "content": chat_history}]
+        return self.client.chat.completions.create(model="gpt-4o", messages=chat_history)
+''',
+        "app/planner.py": '''
+from app.llm import LLMApi
+RULES = "Plan the next step and name the worker that should run it. " * 50
+class Planner:
+    def __init__(self, prompt_data: dict):
+        self.llm_api = LLMApi()
+        self.instruction_template = prompt_data["instruction_template"]
+    def compose_prompt(self, rounds: list) -> list:
+        return [{"role": "system", "content": self.instruction_template + RULES},
+                {"role": "user", "content": rounds[-1]}]
+    def reply(self, rounds: list):
+        chat_history = self.compose_prompt(rounds)
+        return self.llm_api.chat_completion(chat_history)
+''',
+    })
+    assert [f for f in found if f[2] != "info"] == []

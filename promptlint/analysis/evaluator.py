@@ -1587,8 +1587,9 @@ class Evaluator:
                 self.wrapper_messages(name, slot, args, kwargs, frame, node)
                 continue
             if slot[0] == "u":
-                self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()",
-                               _slot_value(slot, args, kwargs))
+                text = _slot_value(slot, args, kwargs)
+                if text is not None and not is_structured(text):  # a whole message list is not the turn's text
+                    self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()", text)
                 continue
             if slot[0] != "s":
                 continue
