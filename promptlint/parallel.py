@@ -249,16 +249,15 @@ class LayoutCollector:
         self.add(self.with_request_derived(layout, frame))
 
     def on_user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value) -> None:
-        from promptlint.analysis.layout import input_then_fixed_text, user_turn_layout
-        from promptlint.checks.base import NOTABLE_STABLE_CHARS
+        from promptlint.analysis.layout import user_turn_layout
+        from promptlint.checks.pc010_instructions_after_request import instructions_after_request
 
         if frame.depth > 0 or frame.in_llm_loop or is_test_path(frame.module.display.replace(os.sep, "/")):
             # A callee run for its caller: the caller's own user text is judged where it is written.
             # In a loop that calls an LLM, the message usually follows the history the loop grows.
             return
         layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname)
-        found = input_then_fixed_text(layout)
-        if found is not None and found.fixed_chars >= NOTABLE_STABLE_CHARS:  # most are the input alone
+        if instructions_after_request(layout) is not None:  # most user messages are the input alone
             self.add(layout)
 
     def finished(self) -> tuple[PromptLayout, ...]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptlint.analysis.layout import input_then_fixed_text
 from promptlint.checks.base import LONG_STABLE_CHARS
+from promptlint.checks.pc010_instructions_after_request import instructions_after_request
 from promptlint.model import Hole, Literal, Part, PromptLayout, Segment, Volatility
 from verifier.records import ChatRequest, Message, SiteRequests
 from verifier.values import LATEST_QUESTION, SYNTHETIC_HISTORY, HoleFiller, identifier
@@ -126,9 +126,8 @@ def fixed_plan(layout: PromptLayout) -> Plan:
 
 
 def _instructions_after_request(layout: PromptLayout) -> bool:
-    """Whether the final user turn holds long fixed text after its first value (PC010)."""
-    found = input_then_fixed_text(layout)
-    return found is not None and found.fixed_chars >= LONG_STABLE_CHARS and not found.hole.volatility.is_volatile
+    """Whether the final user turn holds long fixed text after its first value (a PC010 warning)."""
+    return instructions_after_request(layout, min_chars=LONG_STABLE_CHARS) is not None
 
 
 def _fixed_text_first(items: list[Item]) -> list[Item]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from promptlint.analysis.index import nodes_of
@@ -164,18 +165,15 @@ def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[st
 
     Holes tagged where an entry handed a derived value to a helper (``tag_request_derived``) are
     per request wherever the helper puts them, except in the final user turn."""
-    if not derived:
-        parts = tuple(part if part.name == "final_user" else _tagged_part(part) for part in layout.parts)
-        return replace(layout, parts=parts) if parts != layout.parts else layout
-    parts = tuple(part if part.name == "final_user" else _mark_part(part, derived, inputs, computed_by, named, scope)
-                  for part in layout.parts)
+    def mark(hole: Hole) -> Hole:
+        return _mark_hole(hole, derived, inputs, computed_by, named, scope) if derived else _from_tag(hole)
+
+    parts = tuple(part if part.name == "final_user" else _mark_part(part, mark) for part in layout.parts)
     return replace(layout, parts=parts) if parts != layout.parts else layout
 
 
-def _mark_part(part: Part, derived: set[str], inputs: set[str], computed_by: set[str] | None,
-               named: frozenset[str], scope: Location | None) -> Part:
-    segments = tuple(_mark_hole(seg, derived, inputs, computed_by, named, scope) if isinstance(seg, Hole) else seg
-                     for seg in part.segments)
+def _mark_part(part: Part, mark: Callable[[Hole], Hole]) -> Part:
+    segments = tuple(mark(seg) if isinstance(seg, Hole) else seg for seg in part.segments)
     return replace(part, segments=segments) if segments != part.segments else part
 
 
@@ -184,14 +182,9 @@ def tag_request_derived(hole: Hole, derived: set[str], inputs: set[str], named: 
     builds the prompt: tagged (still unknown), so the layout built inside the helper can tell."""
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None:
         return hole
-    marked = _mark_hole(hole, derived, inputs, set(), named)
+    marked = _mark_hole(hole, derived, inputs, set(), named)  # an empty `computed_by`: the whole value is derived
     return replace(hole, origin=replace(marked.origin, volatility=Volatility.UNKNOWN), assumption=marked.assumption) \
         if marked.origin is not None else hole
-
-
-def _tagged_part(part: Part) -> Part:
-    segments = tuple(_from_tag(seg) if isinstance(seg, Hole) else seg for seg in part.segments)
-    return replace(part, segments=segments) if segments != part.segments else part
 
 
 def _from_tag(hole: Hole) -> Hole:

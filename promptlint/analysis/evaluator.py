@@ -1472,14 +1472,12 @@ class Evaluator:
         role = self.default_role(info)
         if role is None:
             return
-        content = next((n for key in self.knowledge.content_keys if (n := _slot_node(node, "=" + key)) is not None),
-                       _slot_node(node, "#0"))
         text = self.message_text(kwargs.get, args)
         what = f"{info.name}() (role {role!r} by default)"
         if role in self.knowledge.system_roles:
             self.assembled(frame, node, what, text)
-        elif role in self.knowledge.user_roles and content is not None:
-            self.user_turn(frame, content, what, text)
+        elif role in self.knowledge.user_roles:
+            self.user_turn(frame, self.content_node(node), what, text)
 
     def default_role(self, info: ClassInfo) -> str | None:
         for klass in self.mro(info):
@@ -1495,6 +1493,12 @@ class Evaluator:
 
     def is_user_role(self, role: Value) -> bool:
         return _role_word(role) in self.knowledge.user_roles
+
+    def content_node(self, call: ast.Call) -> ast.AST:
+        """The argument holding a message constructor's text (``content=``, else the first
+        positional one), where its finding points; the call itself when there is none."""
+        return next((n for key in self.knowledge.content_keys if (n := _slot_node(call, "=" + key)) is not None),
+                    _slot_node(call, "#0") or call)
 
     def user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value | None) -> None:
         """A user message built here, ``node`` its content: judged on its own as the final turn
@@ -1516,9 +1520,7 @@ class Evaluator:
         if role_key is not None and self.is_system_role(kwargs[role_key]):
             self.assembled(frame, node, f"{role_key}= keyword", self.message_text(kwargs.get, args))
         elif role_key is not None and self.is_user_role(kwargs[role_key]):
-            content = next((n for key in self.knowledge.content_keys if (n := _slot_node(node, "=" + key)) is not None),
-                           _slot_node(node, "#0") or node)
-            self.user_turn(frame, content, f"{role_key}= keyword", self.message_text(kwargs.get, args))
+            self.user_turn(frame, self.content_node(node), f"{role_key}= keyword", self.message_text(kwargs.get, args))
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if called is None:

@@ -198,6 +198,9 @@ def _plain_value(data: Any, piece: Literal, depth: int = 0) -> Value:
 # --- filling placeholders --------------------------------------------------------------------
 
 
+FILLS_SLOT = "fills template slot"  # the step a value takes into a template's placeholder
+
+
 def slot_value(value: Value, placeholder: Location | None, name: str) -> tuple:
     """A value placed in a template slot: its volatile holes now sit at the slot (the finding points
     there) and remember the code that filled it; the others keep their place and note the slot as
@@ -209,15 +212,12 @@ def slot_value(value: Value, placeholder: Location | None, name: str) -> tuple:
         if not hole.volatility.is_volatile:
             return replace(hole, path=(*hole.path, Step(placeholder, f"{FILLS_SLOT} `{name}`")))
         steps = hole.path
-        if hole.location is not None and hole.location != placeholder:
+        if hole.location is not None:
             steps = (*steps, Step(hole.location, f"{FILLS_SLOT} `{name}`"))
         return replace(hole, location=placeholder, path=steps)
 
     moved = map_holes(value, move)
     return as_text(moved, placeholder, name)
-
-
-FILLS_SLOT = "fills template slot"
 
 
 def format_text(template: Text, args: list[Value], kwargs: dict[str, Value], style: str) -> Text:

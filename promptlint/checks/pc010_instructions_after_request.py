@@ -68,7 +68,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, input_then_fixed_text
+from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, InputThenFixedText, input_then_fixed_text
 from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.checks.base import LONG_STABLE_CHARS, NOTABLE_STABLE_CHARS, Rule, RuleContext
 from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Segment, Severity, Step
@@ -150,9 +150,9 @@ def summarise(document: str):
     ]
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
-        found = input_then_fixed_text(layout, context.setting_names)
-        if found is None or found.fixed_chars < NOTABLE_STABLE_CHARS or found.hole.volatility.is_volatile:
-            return  # a closing line costs nothing worth saying; a volatile value there is PC001's finding
+        found = instructions_after_request(layout, context.setting_names)
+        if found is None:
+            return
         hole = _placed_in_message(found.hole, found.index, layout)
         start = f"`{hole.expression}`" if hole is found.hole else \
             f"the value passed here (its first part, `{hole.expression}`, is built at {found.hole.location.short()})"
@@ -166,6 +166,17 @@ def summarise(document: str):
         if layout.call.api.startswith(USER_TURN_API):  # judged alone: what comes before it is not seen
             hole = replace(hole, assumption=ONE_SHOT)
         yield self.finding(layout, layout_index, found.index, hole, severity, message)
+
+
+def instructions_after_request(layout: PromptLayout, settings: frozenset[str] = frozenset(),
+                               min_chars: int = NOTABLE_STABLE_CHARS) -> InputThenFixedText | None:
+    """The request's first value in the final user turn when at least ``min_chars`` of fixed text
+    follow it (what PC010 reports, the collector keeps and the verifier fixes). A closing line
+    costs nothing worth saying; a volatile value there is PC001's finding."""
+    found = input_then_fixed_text(layout, settings)
+    if found is None or found.fixed_chars < min_chars or found.hole.volatility.is_volatile:
+        return None
+    return found
 
 
 def _placed_in_message(hole: Hole, index: int, layout: PromptLayout) -> Hole:
