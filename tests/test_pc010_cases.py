@@ -34,7 +34,7 @@ def extract(previous: str, episode: str) -> list[dict]:
     # Reported where the content is handed to the message (the fix reorders it there), with the
     # line that built it as a step.
     assert (finding.location.line, finding.severity.value) == (4, "warning")
-    assert "`previous`" in finding.message
+    assert "filled per call from the value passed here on" in finding.message
     assert [(r.location.line, r.message) for r in finding.related][0] == (3, "`previous` is built here")
     # Tags and the closing word are labels, not instructions: only pieces of 32 characters or more count.
     fixed = len("Extract every fact as a triple and cite the sentence it comes from. " * 80)
@@ -138,7 +138,10 @@ def styled(persona_text: str) -> list[dict]:
     found = pc010(tmp_path / "default", files)
     # `entity_types` is a setting (rules/prompt_sinks.yaml `setting_names`): the episode is the first
     # value of the request; `persona_text` is not on the list.
-    assert sorted((f.location.line, f.message.split("`")[1]) for f in found) == [
+    def first_value(finding: Finding) -> str:  # named in the message, or in the step that built it
+        return (finding.message if "`" in finding.message else finding.related[0].message).split("`")[1]
+
+    assert sorted((f.location.line, first_value(f)) for f in found) == [
         (5, "context['episode']"), (8, "persona_text")]
     files["pyproject.toml"] = '[tool.promptlint]\nsetting-names = ["persona_text"]\n'
     root = write_tree(tmp_path / "configured", files)

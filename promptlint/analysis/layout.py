@@ -229,7 +229,7 @@ EARLIER_TURN_PARTS = ("history", "user", "assistant", "tool", "message")
 # Literal text shorter than this is a tag, a label or the punctuation of a rendered dict or list
 # (`, "focus": `), not instructions: a data structure printed into a prompt is not fixed text.
 MIN_INSTRUCTION_PIECE = 32
-ONE_SHOT = "the message follows a prefix that is the same on every call (a fixed system prompt, no growing history)"
+ONE_SHOT = "the message follows a prefix that is the same on every call: a fixed system prompt, no growing history"
 ASSEMBLY_PROVIDER = "any"
 ASSUMED_HISTORY = "the conversation history and the user's turn follow the system content, as every provider orders them"
 

@@ -154,8 +154,8 @@ def summarise(document: str):
         if found is None:
             return
         hole = _placed_in_message(found.hole, found.index, layout)
-        start = f"`{hole.expression}`" if hole is found.hole else \
-            f"the value passed here (its first part, `{hole.expression}`, is built at {found.hole.location.short()})"
+        # A value built elsewhere is named by where it is handed over; the step shows where it was built.
+        start = f"`{hole.expression}`" if hole is found.hole else "the value passed here"
         message = (f"the final user message is filled per call from {start} on, and {found.fixed_chars:,} "
                    "characters of fixed text follow in that message: they are part of no prefix two calls share, "
                    "so every call sends them uncached")
