@@ -34,6 +34,8 @@ COVERAGE = (
     ("chat_templates", "chat templates judged where they are built"),
     ("user_messages", "user messages (the request's own input)"),
     ("history_windows", "settings that replay only the last turns (PC009)"),
+    ("request_system", "model callbacks that rewrite the system prompt of a request"),
+    ("run_state", "run state handed to callbacks before every model call (per step)"),
 )
 
 

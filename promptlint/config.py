@@ -45,6 +45,8 @@ class Config:
     agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
     chat_templates: tuple[str, ...] = ()  # chat template constructors judged where they are built
     lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
+    run_state: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attributes]
+    request_system: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attribute paths]
     setting_names: tuple[str, ...] = ()  # value names that are deployment settings (PC010)
     # Estimator
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
@@ -79,6 +81,8 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "agent-instructions": "agent_instructions",
     "chat-templates": "chat_templates",
     "lookups": "lookups",
+    "run-state": "run_state",
+    "request-system": "request_system",
     "setting-names": "setting_names",
     "tokenizer": "tokenizer",
     "providers": "providers",
@@ -207,11 +211,12 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         ):
             raise fail("a table of category = [method names or globs]")
         return value
-    if name in ("system_messages", "agent_instructions"):
+    if name in ("system_messages", "agent_instructions", "run_state", "request_system"):
         if not isinstance(value, dict) or not all(
             isinstance(v, list) and all(isinstance(a, str) for a in v) for v in value.values()
         ):
-            raise fail("a table of qualified name = [argument names or #N positions]")
+            raise fail("a table of qualified name = [attribute names]" if name in ("run_state", "request_system")
+                       else "a table of qualified name = [argument names or #N positions]")
         return value
     if name in ("wrappers", "prices"):
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):

@@ -41,7 +41,7 @@ from promptlint.facts import (
 )
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
-from promptlint.knowledge import Knowledge, load_knowledge, setting_names
+from promptlint.knowledge import ROLE_MARKER, Knowledge, load_knowledge, setting_names
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, RelatedLocation, Severity
 from promptlint.parallel import (
     EntryOutcome,
@@ -80,9 +80,10 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         project = Project(root, python_files, cwd, config.max_file_bytes, names)
         for path in requested.python:  # skipped whether or not it could reach an LLM call
             project.report_too_large(path, facts[path].signature[1])
-        role_builders = {p for p, f in facts.items() if f.text_ok and f.role}
+        callbacks = _configured_callback_files(python_files, facts, config)
+        role_builders = {p for p, f in facts.items() if f.text_ok and f.role} | callbacks
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
-        analysis = collect_layouts(project, knowledge, entries, facts, cache, workers)
+        analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks)
     if cache is not None:
         cache.save()
     internal: list[FileError] = []  # promptlint's own failures in the rules (promptlint/internal.py)
@@ -103,6 +104,25 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     result = AnalysisResult(tuple(findings), tuple(errors), tuple(analysis.layouts), len(requested.python), stats,
                             directive_files + tuple(str(p) for p in requested.other))
     return _estimate(result, config)
+
+
+def _configured_callback_files(python_files: list[Path], facts: dict[Path, FileFacts], config: Config) -> set[Path]:
+    """Files with a parameter annotated with a request type the config adds (`request-system`):
+    model callbacks, assembly points like a system message. The built-in types are found by the
+    facts' text scan (facts.ROLE_KEY); the config's are read for here, and only when there are any."""
+    names = {name.rsplit(".", 1)[-1] for name in config.request_system}
+    if not names:
+        return set()
+    annotated = re.compile(r":\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    return {path for path in python_files if facts[path].text_ok and facts[path].signature[1] <= config.max_file_bytes
+            and annotated.search(_text_of(path))}
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""  # reported where the file is parsed
 
 
 def nothing_analyzed(result: AnalysisResult) -> bool:
@@ -135,12 +155,13 @@ class LayoutAnalysis:
 
 
 def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path], facts: dict[Path, FileFacts],
-                    cache: Cache | None, workers: Workers) -> LayoutAnalysis:
+                    cache: Cache | None, workers: Workers, callbacks: set[Path] | None = None) -> LayoutAnalysis:
     clock = time.perf_counter()
     # Every readable file is a candidate: a file that only calls an inferred wrapper (its provider
     # object handed in as a parameter) imports no SDK, yet is where the prompt is known.
     candidates = sorted({*entries, *(p for p, f in facts.items() if f.text_ok)})
-    selected, reaching_names, wrappers = _reaching(entries, candidates, facts, knowledge, cache, workers, project.root)
+    selected, reaching_names, wrappers = _reaching(entries, candidates, facts, knowledge, cache, workers, project.root,
+                                                   callbacks or set())
     definitions_s = time.perf_counter() - clock
     global_key = cache_store.stable_hash(sorted(reaching_names), [[n, sorted(s)] for n, s in wrappers])
     tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED, wrappers=wrappers)
@@ -196,7 +217,7 @@ Wrappers = tuple[tuple[str, frozenset[str]], ...]  # name -> slots reaching syst
 
 
 def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
-              cache: Cache | None, workers: Workers, root: Path
+              cache: Cache | None, workers: Workers, root: Path, callbacks: set[Path]
               ) -> tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers]:
     """The entries worth evaluating, each with its definitions that can reach an LLM call or an
     assembly point (see analysis/reach.py), every name that leads to one, and the inferred
@@ -223,7 +244,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     hops: dict[Path, list[int | None]] = {}
     names = knowledge.api_method_names
     wrappers: dict[str, frozenset[str]] = {}
-    called = {p: called_names_of(p, facts[p], cache) for p in candidates if facts[p].text_ok}
+    called = {p: called_names_of(p, facts[p], cache) + ((ROLE_MARKER,) if p in callbacks else ())
+              for p in candidates if facts[p].text_ok}
     entry_set = set(entries)
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too

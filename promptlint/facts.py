@@ -16,7 +16,7 @@ from pathlib import Path
 from promptlint.analysis.index import module_names_for
 from promptlint.cache import Cache, FileFacts, sha256_bytes
 from promptlint.checks.pc009_sliding_history_window import may_cut_history
-from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_system_keywords
+from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_callback_types, builtin_system_keywords
 from promptlint.prefilter import imported_modules, package_of, relevant_files
 
 DATE_PIN_WORDS = ("date_string", "VLLM_SYSTEM_START_DATE")
@@ -27,11 +27,13 @@ UNREADABLE = FileFacts((0, 0, 0), None, False, "", (), False)
 # Possessive: a word not followed by "(" is given up at once instead of backtracking through it.
 CALLED_ASCII = re.compile(r"\b(\w++)\s*+\(", re.ASCII)
 CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
-# {"role": "system"}, role=MessageRole.SYSTEM, or a keyword naming system content
-# (rules/prompt_sinks.yaml: system_keywords): a superset of what reach.called_names marks with
+# {"role": "system"}, role=MessageRole.SYSTEM, a keyword naming system content
+# (rules/prompt_sinks.yaml: system_keywords) or a parameter annotated with a request type a model
+# callback rewrites (request_system): a superset of what reach.called_names marks with
 # ROLE_MARKER, decided from the text alone.
 ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b)"""
-                      r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]")
+                      r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]"
+                      r"|:\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, builtin_callback_types())) + r")\b")
 
 
 def relative_key(path: Path, root: Path) -> str:

@@ -82,6 +82,10 @@ class Knowledge:
     # (category, methods, receiver words).
     lookups: tuple[tuple[str, str], ...] = ()
     lookup_receivers: tuple[tuple[str, frozenset[str], tuple[str, ...]], ...] = ()
+    # Framework run state handed to callbacks (rules/sources.yaml run_state): type -> attributes.
+    run_state: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Request objects a model callback rewrites (rules/prompt_sinks.yaml request_system): type -> attributes.
+    request_system: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def lookup_category(self, method: str, receiver: str | None) -> str | None:
         """The category of a lookup call (``retrieval``, ``memory``) by its method's name and the
@@ -151,6 +155,11 @@ def _builtin_tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], d
 def builtin_system_keywords() -> tuple[str, ...]:
     """Keyword arguments that name system content in any call (rules/prompt_sinks.yaml)."""
     return tuple(_builtin_tables()[3]["system_keywords"])
+
+
+def builtin_callback_types() -> tuple[str, ...]:
+    """Last names of the request types a model callback rewrites (rules/prompt_sinks.yaml)."""
+    return tuple(sorted({name.rsplit(".", 1)[-1] for name in _builtin_tables()[3].get("request_system", {})}))
 
 
 def setting_names(config: Config) -> frozenset[str]:
@@ -240,6 +249,8 @@ def load_knowledge(config: Config) -> Knowledge:
     lookups += [(str(name).lower(), category) for category, names in config.lookups.items() for name in names]
     lookup_receivers = tuple((category, frozenset(spec["methods"]), tuple(spec["receivers"]))
                              for category, spec in sources_raw.get("lookup_receivers", {}).items())
+    run_state = {**_argument_lists(sources_raw.get("run_state", {})), **_argument_lists(config.run_state)}
+    request_system = {**_argument_lists(sinks_raw.get("request_system", {})), **_argument_lists(config.request_system)}
     triggers = {name.split(".")[0] for name in calls_raw["types"]}
     triggers |= {name.split(".")[0] for name in [*apis, *system_messages, *agent_instructions]}
     return Knowledge(
@@ -269,4 +280,6 @@ def load_knowledge(config: Config) -> Knowledge:
         chat_templates=frozenset((*sinks_raw.get("chat_templates", ()), *config.chat_templates)),
         lookups=tuple(lookups),
         lookup_receivers=lookup_receivers,
+        run_state=run_state,
+        request_system=request_system,
     )

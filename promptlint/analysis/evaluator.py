@@ -28,7 +28,7 @@ from promptlint.analysis.derived import (
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.layout import argument
 from promptlint.analysis.project import Project
-from promptlint.analysis.reach import called_names
+from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.values import (
     NONE,
     ClassVal,
@@ -345,6 +345,10 @@ class Evaluator:
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             frame.locals[stmt.name] = FuncVal(frame.module, stmt, f"{frame.qualname}.{stmt.name}",
                                               closure=self._closure(frame))
+            if frame.depth < MAX_DEPTH and self.is_model_callback(stmt):
+                # A callback built here (`def modifier(ctx, llm_request)` returned by a factory): the
+                # framework runs it before every model call, so it is judged as if called now.
+                self.call_function(frame.locals[stmt.name], [], {}, frame, None)
         elif isinstance(stmt, ast.ClassDef) and frame.import_time:
             info = frame.module.classes.get(stmt.name)
             if info is not None:
@@ -493,6 +497,7 @@ class Evaluator:
             path = _dotted(target)
             if path:
                 frame.locals[path] = value
+            self.callback_system_text(target, value, frame)
         elif isinstance(target, ast.Subscript):
             self.bind_subscript(target, value, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -505,6 +510,27 @@ class Evaluator:
                 else:
                     self.bind(elt, unknown(frame.module.snippet(elt), frame.module.location(elt)),
                               frame, step)
+
+    def is_model_callback(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        types = {name.rsplit(".", 1)[-1] for name in self.knowledge.request_system}
+        return any(annotation_name(arg.annotation) in types for arg in function.args.args)
+
+    def callback_system_text(self, target: ast.Attribute, value: Value, frame: Frame) -> None:
+        """Text a model callback puts into the request's system prompt (rules/prompt_sinks.yaml
+        request_system): ``llm_request.config.system_instruction = text`` or, on the instruction
+        object read from there, ``instruction.parts[0].text = prefix + instruction.parts[0].text``."""
+        if isinstance(value, (Obj, Instance, NoneVal)) or most_volatile(value) is None:
+            return
+        requests = [v.type for v in frame.locals.values() if isinstance(v, Obj) and v.type in self.knowledge.request_system]
+        if not requests:
+            return
+        attributes = {path.rsplit(".", 1)[-1] for qualname in requests for path in self.knowledge.request_system[qualname]}
+        written = ast.unparse(target)
+        if target.attr in attributes or (target.attr == "text" and ".parts[" in written):
+            # The framework sends the run's history after the system instruction: known, not assumed.
+            history = Unknown(Hole(Volatility.UNKNOWN, "the agent's session history", None, is_history=True))
+            self.assembled(frame, target, f"set by a model callback: `{written}`", value,
+                           messages=history)
 
     def bind_subscript(self, target: ast.Subscript, value: Value, frame: Frame) -> None:
         path = _dotted(target.value)
@@ -702,7 +728,7 @@ class Evaluator:
                 return self.resolve_qualname(f"{base.qualname[7:]}.{attr}", frame)
             return Ref(f"{base.qualname}.{attr}")
         if isinstance(base, Obj):
-            field_value = base.field(attr)
+            field_value = base.field(attr) or self.run_state(base, attr, node, frame)
             if field_value is not None:
                 return field_value
             return Member(base, attr)
@@ -1239,7 +1265,8 @@ class Evaluator:
         return unknown(param.arg, None)
 
     def annotated_type(self, annotation: ast.expr, frame: Frame) -> Value | None:
-        """A parameter annotated with an LLM client class is such a client."""
+        """A parameter annotated with an LLM client class is such a client; one annotated with a
+        framework's run context carries the run's state (rules/sources.yaml run_state)."""
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
             try:
                 annotation = ast.parse(annotation.value, mode="eval").body
@@ -1247,6 +1274,8 @@ class Evaluator:
                 return None
         if isinstance(annotation, ast.BinOp):  # X | None
             return self.annotated_type(annotation.left, frame)
+        if isinstance(annotation, ast.Subscript):  # Wrapper[Context]
+            return self.annotated_type(annotation.value, frame)
         if not isinstance(annotation, (ast.Name, ast.Attribute)):
             return None
         value = self.eval(annotation, frame)
@@ -1254,9 +1283,25 @@ class Evaluator:
             kind = self.knowledge.types.get(value.qualname)
             if kind is not None:
                 return Obj(kind)
+            if value.qualname in self.knowledge.run_state or value.qualname in self.knowledge.request_system:
+                # A framework's run context (see run_state), or the request a model callback rewrites (bind).
+                return Obj(value.qualname)
         if isinstance(value, ClassVal) and frame.depth < MAX_DEPTH:
             return Instance(value.info)
         return None
+
+    def run_state(self, base: Obj, attr: str, node: ast.AST | None, frame: Frame) -> Value | None:
+        """An attribute of a framework's run context that holds the run's state: it changes between
+        the model calls of one run (tools write it), and the callback reading it runs before every
+        call, so it is born where it is read."""
+        if attr not in self.knowledge.run_state.get(base.type, ()) or node is None:
+            return None
+        expression = frame.module.snippet(node)
+        where = frame.module.location(node)
+        return Unknown(Hole(Volatility.PER_REQUEST, expression, None,
+                            origin=Origin(where, expression, "run-state", Volatility.PER_REQUEST),
+                            assumption=f"`{expression}` is the agent run's state: tools change it during the run, "
+                                       f"and the framework calls this function again before every model call"))
 
     def instantiate(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                     node: ast.Call | None) -> Value:
@@ -1557,14 +1602,21 @@ class Evaluator:
                 slot = found[0][0] if found[0][0].startswith("#") else "=" + found[0][0]
                 self.user_turn(frame, _slot_node(node, slot) or node, f"{short}()", found[0][1])
         elif qualname in self.knowledge.agent_instructions:
-            pieces = [v for a in self.knowledge.agent_instructions[qualname]
+            pieces = [self.instructions_piece(v, short, frame) for a in self.knowledge.agent_instructions[qualname]
                       if (v := argument(a, args, kwargs, None)) is not None and not isinstance(v, NoneVal)]
             if pieces:
                 text = pieces[0] if len(pieces) == 1 else Seq(tuple(pieces))
-                # An agent is usually built once and then serves a whole conversation.
-                text = cap_volatility(text, Volatility.PER_SESSION,
-                                      f"`{short}` is built once and keeps its instructions for a conversation")
                 self.assembled(frame, node, f"{short}() instructions", text)
+
+    def instructions_piece(self, value: Value, agent: str, frame: Frame) -> Value:
+        """One argument of an agent constructor, as the system text it becomes. A function passed
+        as the instructions (an ADK instruction provider, a dynamic-instructions callable) is
+        called by the framework before every model call, so what it returns is judged as it is;
+        text given directly is built once with the agent and serves a whole conversation."""
+        if isinstance(value, FuncVal) and frame.depth < MAX_DEPTH:
+            return self.call_function(value, [], {}, frame, None)
+        return cap_volatility(value, Volatility.PER_SESSION,
+                              f"`{agent}` is built once and keeps its instructions for a conversation")
 
     def wrapper_arguments(self, name: str, wrapper_slots: frozenset[str], args: list[Value], kwargs: dict[str, Value],
                           frame: Frame, node: ast.Call) -> None:

@@ -32,17 +32,26 @@ UNTRACEABLE = frozenset(
 HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
 
+_MARKED_NODES = (ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(),
-                 system_roles: frozenset[str] = frozenset(), role_keys: tuple[str, ...] = ("role",)) -> set[str]:
+                 system_roles: frozenset[str] = frozenset(), role_keys: tuple[str, ...] = ("role",),
+                 callback_types: frozenset[str] = frozenset()) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
     (``messages.create``), plus ``ROLE_MARKER`` where it builds a message with one of
-    ``system_roles`` or passes one of ``system_keywords`` (rules/prompt_sinks.yaml). A call that
+    ``system_roles`` or passes one of ``system_keywords``, or where it is a model callback (a
+    parameter annotated with one of ``callback_types``; rules/prompt_sinks.yaml). A call that
     cannot send a prompt is marked after its name: with no
     arguments at all (``query.stream()``), ``NO_ARGUMENTS``; with an HTTP method first
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
     names: set[str] = set()
-    for node in nodes_of(function, (ast.Dict, ast.Call)):  # one walk: this runs for every call node
+    for node in nodes_of(function, _MARKED_NODES):  # one walk: this runs for every call node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if callback_types and any(annotation_name(arg.annotation) in callback_types for arg in node.args.args):
+                names.add(ROLE_MARKER)  # rewrites the request a framework sends (or builds such a callback)
+            continue
         if isinstance(node, ast.Dict):
             if any(isinstance(key, ast.Constant) and key.value == "role" and _names_role(value, system_roles)
                    for key, value in zip(node.keys, node.values)):
@@ -114,7 +123,9 @@ def definition_calls(module: ModuleInfo, shapes: SinkShapes | None = None) -> li
     keywords = shapes.any_call_keywords if shapes is not None else frozenset()
     roles = shapes.system_roles if shapes is not None else frozenset()
     role_keys = shapes.role_keys if shapes is not None else ("role",)
-    found = [(name, frozenset(called_names(node, keywords, roles, role_keys)), callable_without_arguments(node, owner is not None),
+    callbacks = shapes.callback_types if shapes is not None else frozenset()
+    found = [(name, frozenset(called_names(node, keywords, roles, role_keys, callbacks)),
+              callable_without_arguments(node, owner is not None),
               parameter_flows(node, owner is not None, shapes) if shapes is not None else ())
              for name, node, owner in module_definitions(module)]
     return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False, ())]
@@ -148,3 +159,12 @@ def reach_over(definitions: list[Definition], sink_names: frozenset[str]) -> tup
                 if without_arguments:
                     reach_names.add(name + NO_ARGUMENTS)
     return hops, frozenset(reach_names)
+
+
+def annotation_name(annotation: ast.expr | None) -> str | None:
+    """The last name of a parameter's annotation (``LlmRequest``, ``models.LlmRequest``)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.rsplit(".", 1)[-1].strip()
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr
+    return annotation.id if isinstance(annotation, ast.Name) else None

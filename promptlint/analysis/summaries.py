@@ -56,8 +56,9 @@ class SinkShapes:
                  system_keywords: Iterable[str], user_roles: Iterable[str] = (),
                  user_constructors: dict[str, tuple[str, ...]] | None = None,
                  any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = (),
-                 role_keys: Iterable[str] = ("role",)) -> None:
+                 role_keys: Iterable[str] = ("role",), callback_types: Iterable[str] = ()) -> None:
         self.role_keys = tuple(role_keys)  # keywords of a message constructor that hold its role
+        self.callback_types = frozenset(callback_types)  # last names of request types a model callback rewrites
         self.messages_keywords = frozenset(messages_keywords)  # LLM API keywords holding the message list
         self.any_call_keywords = frozenset(any_call_keywords)  # system keywords of unresolved calls
         self.system_roles = frozenset(system_roles)
@@ -79,7 +80,7 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
                          if part.shape == "messages" and part.arg.isidentifier()}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
                       system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords,
-                      knowledge.role_keys)
+                      knowledge.role_keys, {name.rsplit(".", 1)[-1] for name in knowledge.request_system})
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:

@@ -45,6 +45,10 @@ rules/prompt_sinks.yaml; the message says the name is the reason). So is the res
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
 memory recalls; add your own in `[tool.promptlint.lookups]`), even where the user turn is not in
 sight: documents retrieved for this question belong after the history, in the final user turn.
+So is an agent framework's *run state* read by a callback that runs before every model call (an
+ADK instruction provider or `before_model_callback` reading `context.state`; rules/sources.yaml
+`run_state`, rules/prompt_sinks.yaml `request_system`): tools change it during a run, so the
+instructions and the history after it miss whenever a step changes it.
 
 ## Known problems
 Severity follows how often the value changes, and the message says what that scope costs:
@@ -195,8 +199,27 @@ prompt = ChatPromptTemplate.from_messages([
 def build(conversation_id: str, history: list) -> list:
     return [{"role": "system", "content": f"Conversation {conversation_id}."}, *history]
 """,
+        # A model callback putting the run's state in a new last turn: the instruction is untouched.
+        """
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models import LlmRequest
+from google.genai import types
+def before_model(callback_context: CallbackContext, llm_request: LlmRequest):
+    note = f"Current dashboard: {callback_context.state}"
+    llm_request.contents.append(types.Content(role="user", parts=[types.Part(text=note)]))
+""",
     ]
     INVALID = [
+        # An ADK instruction provider: called before every model call, it reads the run's state
+        # (rules/sources.yaml run_state), which tools change, ahead of the fixed guidelines.
+        """
+from google.adk.agents import Agent
+from google.adk.agents.readonly_context import ReadonlyContext
+GUIDELINES = "Build dashboards from searched data only; cite each metric's source. " * 30
+def instruction_provider(context: ReadonlyContext) -> str:
+    return f"Current dashboard state: {context.state}\\n\\n{GUIDELINES}"
+dashboard_agent = Agent(name="Dashboard", model="gemini-2.5-flash", instruction=instruction_provider)
+""",
         # The user's question (a parameter named like the request's input, rules/prompt_sinks.yaml
         # request_inputs) opens the system message, ahead of the rules and the history.
         """

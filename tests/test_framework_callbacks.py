@@ -1,0 +1,167 @@
+"""Framework callbacks that run before every model call (issues 15 and 18): an instruction provider
+passed as an agent's instructions, and a model callback that rewrites the request's system
+instruction, judged with the run state they read (rules/sources.yaml run_state,
+rules/prompt_sinks.yaml request_system). Shapes from Google ADK apps in bench/wild."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from promptlint.config import Config, apply_settings
+from promptlint.engine import analyze
+from promptlint.knowledge import load_knowledge
+from tests.conftest import run_cli, write_tree
+
+GUIDELINES = "Ground every answer in the dashboard data and cite the metric you used. " * 20
+
+
+def findings(tmp_path: Path, files: dict[str, str], config: Config | None = None) -> list[tuple[str, int, str, str]]:
+    root = write_tree(tmp_path, files)
+    config = replace(config, root=root) if config is not None else Config(root=root, cache_dir=None)
+    result = analyze([root], config, cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.path, f.location.line, f.severity.value, f.message) for f in result.findings]
+
+
+INSTRUCTION_PROVIDER_APP = {
+    "agent/instructions.py": f'''
+from google.adk.agents.readonly_context import ReadonlyContext
+
+def instruction_provider(context: ReadonlyContext) -> str:
+    return f"""You manage a dashboard.
+Current dashboard state: {{context.state}}
+{GUIDELINES}"""
+''',
+    "agent/agent.py": '''
+from google.adk.agents import Agent
+from instructions import instruction_provider
+
+dashboard_agent = Agent(name="DashboardAgent", model="gemini-2.5-flash", instruction=instruction_provider)
+''',
+}
+
+
+def test_an_instruction_provider_reading_the_run_state_before_the_guidelines(tmp_path: Path) -> None:
+    """INVALID: ADK calls the provider before every model call; tools change the state, so the
+    guidelines after it and the session history never stay a cached prefix."""
+    found = findings(tmp_path, INSTRUCTION_PROVIDER_APP)
+    assert [(path, line) for path, line, _, _ in found] == [("agent/instructions.py", 5)]
+    _, _, severity, message = found[0]
+    assert severity == "warning"
+    assert "run-state `context.state`" in message and "Agent() instructions" in message
+    assert "the framework calls this function again before every model call" in message
+
+
+def test_an_instruction_provider_without_run_state_is_quiet(tmp_path: Path) -> None:
+    """VALID: the same provider naming the agent (fixed for the run) instead of its state."""
+    provider = INSTRUCTION_PROVIDER_APP["agent/instructions.py"].replace("{context.state}", "{context.agent_name}")
+    assert findings(tmp_path, {**INSTRUCTION_PROVIDER_APP, "agent/instructions.py": provider}) == []
+
+
+def test_instructions_given_as_text_are_built_once_for_the_conversation(tmp_path: Path) -> None:
+    """VALID: text passed directly is fixed when the agent is built; a parameter of the module's
+    own function is not run state (only annotated framework contexts are)."""
+    files = {"agent/agent.py": f'''
+from google.adk.agents import Agent
+
+def build(state) -> Agent:
+    return Agent(name="A", model="gemini-2.5-flash", instruction=f"State: {{state}}\\n{GUIDELINES}")
+'''}
+    assert findings(tmp_path, files) == []
+
+
+MODEL_CALLBACK_APP = {
+    "agent/modifiers.py": '''
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models import LlmRequest
+from google.genai import types
+
+def before_model(callback_context: CallbackContext, llm_request: LlmRequest):
+    prefix = f"Current dashboard: {callback_context.state}\\n"
+    original = llm_request.config.system_instruction or types.Content(parts=[])
+    if not original.parts:
+        original.parts.append(types.Part(text=""))
+    original.parts[0].text = prefix + (original.parts[0].text or "")
+    llm_request.config.system_instruction = original
+    return None
+''',
+}
+
+
+def test_a_model_callback_prepending_run_state_to_the_system_instruction(tmp_path: Path) -> None:
+    """INVALID: the state goes in front of the agent's own instruction and the session history
+    the framework sends after it (known, not assumed)."""
+    found = findings(tmp_path, MODEL_CALLBACK_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent/modifiers.py", 6, "error")]
+    message = found[0][3]
+    assert "run-state `callback_context.state`" in message and "conversation history" in message
+    assert "set by a model callback: `original.parts[0].text`" in message
+    assert "assumed:" not in message
+
+
+def test_a_model_callback_putting_run_state_in_a_new_user_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the state is appended as the request's last turn; the system instruction is untouched."""
+    callback = MODEL_CALLBACK_APP["agent/modifiers.py"].replace(
+        '''    original.parts[0].text = prefix + (original.parts[0].text or "")
+''', '''    llm_request.contents.append(types.Content(role="user", parts=[types.Part(text=prefix)]))
+''')
+    assert findings(tmp_path, {"agent/modifiers.py": callback}) == []
+
+
+def test_a_callback_built_by_a_factory_is_judged_as_the_framework_runs_it(tmp_path: Path) -> None:
+    """INVALID: `_make_injector` returns the callback; nothing in the project calls it, the
+    framework does, before every model call. The state is born where it is read."""
+    files = {"agent/main.py": '''
+import json
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models import LlmRequest
+
+def _context(state) -> str:
+    return "DATA:\\n" + json.dumps(state.get("financial_data"))
+
+def _make_injector():
+    def modifier(callback_context: CallbackContext, llm_request: LlmRequest):
+        prefix = f"The user's data is below.\\n{_context(callback_context.state)}\\n---\\n"
+        original = llm_request.config.system_instruction
+        original.parts[0].text = prefix + (original.parts[0].text or "")
+        return None
+    return modifier
+
+budget_callback = _make_injector()
+'''}
+    root = write_tree(tmp_path, files)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [(f.rule, f.severity.value) for f in result.findings] == [("PC001", "error")]
+    origin = result.findings[0].volatile_source
+    assert origin is not None and (origin.location.line, origin.source) == (10, "callback_context.state")
+
+
+def test_run_state_and_request_types_are_extended_in_config(tmp_path: Path) -> None:
+    """A user's own framework: its context type's `memory` attribute is run state, and its request
+    object's `system` attribute is the system prompt a callback sets."""
+    config = apply_settings(Config(root=tmp_path, cache_dir=None), {
+        "run-state": {"myagents.StepContext": ["memory"]},
+        "request-system": {"myagents.ModelRequest": ["system"]},
+    }, "test")
+    knowledge = load_knowledge(config)
+    assert knowledge.run_state["myagents.StepContext"] == ("memory",)
+    assert knowledge.request_system["myagents.ModelRequest"] == ("system",)
+    files = {"app/hooks.py": f'''
+from myagents import ModelRequest, StepContext
+
+def before_call(ctx: StepContext, request: ModelRequest) -> None:
+    request.system = f"Notes so far: {{ctx.memory}}\\n" + {GUIDELINES!r}
+'''}
+    found = findings(tmp_path, files, config)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/hooks.py", 4, "error")]
+    assert "run-state `ctx.memory`" in found[0][3]
+
+
+def test_a_malformed_run_state_table_is_a_clear_config_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.promptlint]\nrun-state = {"x.Ctx" = "state"}\n', encoding="utf-8")
+    (tmp_path / "app.py").write_text("x = 1\n", encoding="utf-8")
+    result = run_cli("check", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "run-state" in result.stderr and "a table of qualified name = [attribute names]" in result.stderr
+    assert "Traceback" not in result.stderr
