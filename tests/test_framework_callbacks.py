@@ -165,3 +165,33 @@ def test_a_malformed_run_state_table_is_a_clear_config_error(tmp_path: Path) -> 
     assert result.returncode == 2
     assert "run-state" in result.stderr and "a table of qualified name = [attribute names]" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+RETRIEVAL_NODE = {"agent/retrieval.py": '''
+from livekit.agents import llm
+
+async def llm_node(chat_ctx: llm.ChatContext, retriever):
+    user_query = chat_ctx.items[-1].text_content
+    nodes = await retriever.aretrieve(user_query)
+    instructions = "Context that might help answer the user's question:"
+    for node in nodes:
+        instructions += f"\\n\\n{node}"
+    chat_ctx.items.insert(0, llm.ChatMessage(role="system", content=[instructions]))
+    return chat_ctx
+'''}
+
+
+def test_a_framework_system_message_inserted_ahead_of_the_chat_context(tmp_path: Path) -> None:
+    """INVALID (livekit's RAG example): documents retrieved for this turn go into a system message
+    inserted at the front of the chat context, so the whole conversation after it misses. The
+    items already in the context are known to follow: an error, not an assumed-history info."""
+    found = findings(tmp_path, RETRIEVAL_NODE)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent/retrieval.py", 8, "error")]
+    assert "inserted into `chat_ctx.items`" in found[0][3] and "assumed:" not in found[0][3]
+
+
+def test_the_same_message_appended_after_the_chat_context_is_quiet(tmp_path: Path) -> None:
+    """VALID: appended at the end, the retrieved documents follow the history."""
+    node = RETRIEVAL_NODE["agent/retrieval.py"].replace(
+        'chat_ctx.items.insert(0, llm.ChatMessage(role="system"', 'chat_ctx.items.append(llm.ChatMessage(role="user"')
+    assert findings(tmp_path, {"agent/retrieval.py": node}) == []

@@ -1494,8 +1494,13 @@ class Evaluator:
         into a message list ahead of what it already holds. The messages after it are there, not
         assumed: they are the history the insert shifts. An insert at the end (``len(messages)``)
         or into an empty list adds the last message, and a literal list's own order is judged
-        where it is sent."""
-        if not isinstance(message, Mapping) or (role := message.get("role")) is None or not self.is_system_role(role):
+        where it is sent. The message may be a dict or a framework's message object built with a
+        role (``llm.ChatMessage(role="system", content=[docs])``)."""
+        if not isinstance(message, (Mapping, Obj)):
+            return
+        get = message.get if isinstance(message, Mapping) else message.field
+        role = next((value for key in self.knowledge.role_keys if (value := get(key)) is not None), None)
+        if role is None or not self.is_system_role(role):
             return
         index = node.args[0] if node.args else None
         if isinstance(receiver, Seq) or index is None or any(
@@ -1504,7 +1509,7 @@ class Evaluator:
         rest = frame.module.snippet(target)
         after = Hole(Volatility.UNKNOWN, f"the messages already in `{rest}`", frame.module.location(target),
                      is_history=True)
-        self.assembled(frame, node, f"inserted into `{rest}`", self.message_text(message.get, []),
+        self.assembled(frame, node, f"inserted into `{rest}`", self.message_text(get, []),
                        messages=Seq((Splice(after),)))
 
     def message_by_default_role(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value], frame: Frame,

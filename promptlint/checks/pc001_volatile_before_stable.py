@@ -34,7 +34,8 @@ content, at any depth (`provider.chat(system, history)` → `history.insert(0, {
 "content": system})`), or any call with a `system_prompt=` keyword. Every provider puts system
 content before the history, so the loss is known without seeing the LLM call; the finding names
 the assembly point and says that the history after it is assumed. A system message inserted into
-a list ahead of what it holds (`messages.insert(1, {"role": "system", "content": memories})`) has
+a list ahead of what it holds (`messages.insert(1, {"role": "system", "content": memories})`, or a
+framework's message object: `chat_ctx.items.insert(0, llm.ChatMessage(role="system", ...))`) has
 that list's messages after it: they are known to be there, not assumed.
 
 Values computed from the request's own input are per request too: text built from the name that
