@@ -195,3 +195,37 @@ def test_the_same_message_appended_after_the_chat_context_is_quiet(tmp_path: Pat
     node = RETRIEVAL_NODE["agent/retrieval.py"].replace(
         'chat_ctx.items.insert(0, llm.ChatMessage(role="system"', 'chat_ctx.items.append(llm.ChatMessage(role="user"')
     assert findings(tmp_path, {"agent/retrieval.py": node}) == []
+
+
+CONSOLE_AGENT = {"agent/cli.py": f'''
+from openai import OpenAI
+
+client = OpenAI()
+RULES = {GUIDELINES * 4!r}
+
+def run(task: str, history: list) -> str:
+    system = f"Your task: {{task}}\\n\\n" + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, *history])
+
+def main() -> None:
+    history: list = []
+    while True:
+        run(input("Task: "), history)
+'''}
+
+
+def test_a_task_typed_at_the_console_ahead_of_the_fixed_rules(tmp_path: Path) -> None:
+    """INVALID: what the user types (`input()`, rules/sources.yaml) is the request; put in the
+    system prompt, every new task re-sends the rules and the history uncached."""
+    found = findings(tmp_path, CONSOLE_AGENT)
+    assert [(path, severity) for path, _, severity, _ in found] == [("agent/cli.py", "error")]
+    assert "user-input `input(\"Task: \")`" in found[0][3]
+
+
+def test_the_typed_task_in_the_final_user_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the typed task is the last message; the rules stay a shared prefix."""
+    cli = CONSOLE_AGENT["agent/cli.py"].replace(
+        'system = f"Your task: {task}\\n\\n" + RULES', "system = RULES").replace(
+        "*history])", '*history, {"role": "user", "content": task}])')
+    assert findings(tmp_path, {"agent/cli.py": cli}) == []

@@ -76,6 +76,23 @@ def stream(self, system, history, **kwargs):
     assert "unrelated" not in wrappers
 
 
+def test_a_parameter_stored_on_the_object_and_read_back_reaches_the_system_message() -> None:
+    """Agent-S's `add_system_prompt`: the parameter is kept as `self.system_prompt` and the system
+    message is built from the attribute, in the same method."""
+    stored = flows_of('''
+def add_system_prompt(self, system_prompt):
+    self.system_prompt = system_prompt
+    self.messages[0] = {"role": "system", "content": [{"type": "text", "text": self.system_prompt}]}
+''', True)
+    assert (0, "system_prompt", "system") in stored
+    other = flows_of('''
+def remember(self, system_prompt):
+    self.system_prompt = system_prompt
+    self.messages[0] = {"role": "system", "content": self.fixed_prompt}
+''', True)
+    assert not any(target == "system" for _, _, target in other)
+
+
 def test_keyword_slots_pass_through_a_function_that_forwards_its_kwargs() -> None:
     # sweep: `continuous_llm_calls(chat_gpt, content=..., model=...)` hands its keywords on.
     definitions = [

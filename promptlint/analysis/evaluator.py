@@ -1928,7 +1928,7 @@ _BUILTINS = {
     "sorted", "len", "min", "max", "sum", "str", "repr", "list", "tuple", "set", "frozenset", "dict",
     "open", "next", "iter", "enumerate", "zip", "map", "filter", "reversed", "format", "print",
     "int", "float", "bool", "hash", "id", "getattr", "isinstance", "range", "any", "all", "type",
-    "super",
+    "super", "input",
 }
 
 

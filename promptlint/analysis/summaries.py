@@ -244,10 +244,10 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
     bindings: list[tuple[list[str], ast.AST]] = []
     for item in nodes_of(node, CARRYING):  # one walk of the definition for every kind
         if isinstance(item, ast.Assign):
-            bindings.append(([n for t in item.targets for n in target_names(t)], item.value))
+            bindings.append(([n for t in item.targets for n in _carrying_targets(t)], item.value))
         elif isinstance(item, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
             if item.value is not None:
-                bindings.append((target_names(item.target), item.value))
+                bindings.append((_carrying_targets(item.target), item.value))
         elif isinstance(item, (ast.For, ast.AsyncFor)):
             bindings.append((target_names(item.target), item.iter))
         elif isinstance(item.func, ast.Attribute) and item.func.attr in GROWING_METHODS \
@@ -264,6 +264,20 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
                     held.update(found)
                     changed = True
     return carriers
+
+
+def _carrying_targets(target: ast.AST) -> list[str]:
+    """The local names a target binds, plus ``self.attr`` for an attribute of the object itself:
+    a method that stores its parameter and builds the message from the attribute
+    (``self.system_prompt = system_prompt; self.messages[0] = {..., "text": self.system_prompt}``)."""
+    own = _own_attribute(target)
+    return [own] if own is not None else target_names(target)
+
+
+def _own_attribute(expr: ast.AST) -> str | None:
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return f"self.{expr.attr}"
+    return None
 
 
 def target_names(target: ast.AST) -> list[str]:
@@ -296,6 +310,9 @@ def _names_in(expr: ast.AST | None) -> set[str]:
         return set()
     if isinstance(expr, ast.Name):
         return {expr.id}
+    own = _own_attribute(expr)
+    if own is not None:
+        return {own}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await, ast.FormattedValue)):
         return _names_in(expr.value)
     if isinstance(expr, ast.JoinedStr):
