@@ -527,3 +527,38 @@ def test_an_assistant_prefill_keeps_the_user_message_before_it_final() -> None:
         ["system", "final_user", "assistant"]
     answered = Part("assistant", (Hole(Volatility.UNKNOWN, "reply", where),), where)
     assert [p.name for p in mark_final_user([ticket, answered])] == ["user", "assistant"]
+
+
+def test_a_turn_a_chat_loop_appends_is_history_replayed_as_written(tmp_path: Path) -> None:
+    """swarm's REPL (and every chat loop): each request appends the user's new turn, timestamp and
+    all, to the end of the list; the earlier turns are history, the same in every later request
+    (issue 18: appending to the end of the history is not volatile)."""
+    root = write_tree(tmp_path, '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+def repl():
+    messages = []
+    while True:
+        question = input("You: ")
+        messages.append({"role": "user", "content": f"[{datetime.now()}] {question}"})
+        response = client.chat.completions.create(model="gpt-4o", messages=messages)
+        messages.append({"role": "assistant", "content": response.choices[0].message.content})
+''')
+    assert [f.rule for f in findings(root)] == []
+
+
+def test_a_turn_rebuilt_at_the_same_place_on_every_request_still_busts_the_history_after_it(tmp_path: Path) -> None:
+    """The look-alike that is a bust: a dated user turn written first on every request, ahead of
+    the stored conversation."""
+    root = write_tree(tmp_path, '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+def reply(history: list, question: str):
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "user", "content": f"Today is {datetime.now():%Y-%m-%d %H:%M}."},
+        *history, {"role": "user", "content": question}])
+''')
+    found = findings(root)
+    assert [(f.rule, f.severity.value, f.location.line) for f in found] == [("PC001", "error", 6)]

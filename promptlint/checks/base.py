@@ -129,12 +129,28 @@ def volatile_holes(layout: PromptLayout) -> Iterable[tuple[int, str, Hole]]:
     """Volatile holes that can spoil a cached prefix. In the final user message only those that
     come before any of the user's own (unknown) text: after it, nothing was cacheable anyway."""
     user_text_seen = False
-    for index, (part, seg) in enumerate(layout.segments()):
+    segments = layout.segments()
+    for index, (part, seg) in enumerate(segments):
         if part == "final_user" and isinstance(seg, Hole) and not seg.volatility.is_volatile:
             user_text_seen = True
         if isinstance(seg, Hole) and seg.volatility.is_volatile:
+            if part in TURN_PARTS and _written_again(segments, index, seg):
+                continue
             if part != "final_user" or not user_text_seen:
                 yield index, part, seg
+
+
+def _written_again(segments: tuple[tuple[str, Segment], ...], index: int, hole: Hole) -> bool:
+    """A value in an earlier turn that the same expression writes again in a later turn: a loop
+    appends one turn per request (`messages.append({"role": "user", "content": f"[{now()}] {q}"})`),
+    so the earlier turn is history, replayed as written. A turn rebuilt at the same place on every
+    request holds its value once."""
+    origin = hole.origin.location if hole.origin is not None else hole.location
+    if origin is None:
+        return False
+    return any(isinstance(seg, Hole) and part in (*TURN_PARTS, "final_user") and seg.expression == hole.expression
+               and (seg.origin.location if seg.origin is not None else seg.location) == origin
+               for part, seg in segments[index + 1:])
 
 
 def breakpoints(layout: PromptLayout) -> list[int]:

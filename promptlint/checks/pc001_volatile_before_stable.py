@@ -69,6 +69,8 @@ estimate's loss assumes the fix adds the breakpoint), and request-derived, retri
 content is `info` (it costs nothing today). A value inside an earlier user, assistant or tool
 message counts only literal text and a spliced history after it as lost: the messages written
 after it in the same list are this call's own content, and the turn itself is replayed as written.
+A turn that the same expression writes again later in the list (a chat loop appending each new
+message) is history, not flagged: appending to the end of the conversation keeps its prefix.
 Whatever the scope, an `error` or `warning` whose estimate loses less than a cache block (64
 tokens) for every provider, with nothing of unknown length after it, is reported as a `warning`
 whose message gives the estimated loss and the reason (the stable text is below the providers'
