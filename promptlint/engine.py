@@ -499,7 +499,8 @@ def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd
             kept[key] = _also_reaches(finding, current)
         else:
             kept[key] = _also_reaches(current, finding)
-    kept = {key: f for key, f in kept.items() if not _seen_through_another(f, kept.values())}
+    kept = {key: f for key, f in kept.items()
+            if not _seen_through_another(f, kept.values()) and not _judged_in_callee(f, kept.values())}
     superseded = {
         (f.location.path, f.location.line, f.location.column, code)
         for f in kept.values() for code in RULES_BY_CODE[f.rule].supersedes
@@ -545,6 +546,27 @@ def _seen_through_another(finding: Finding, findings: Iterable[Finding]) -> bool
                and other.volatile_source is not None and other.volatile_source.category != "request-derived"
                and other.volatile_source.volatility == finding.volatile_source.volatility
                for other in findings)
+
+
+def _judged_in_callee(finding: Finding, findings: Iterable[Finding]) -> bool:
+    """A value judged where it is handed to an inferred wrapper (`agent.predict(instruction)`),
+    while the same value, from the same origin, is also judged inside that wrapper, where the
+    prompt around it is assembled: one finding per root cause, at the place with more context."""
+    callee = _wrapper_called(finding)
+    origin = finding.volatile_source
+    if callee is None or origin is None:
+        return False
+    return any(other is not finding and other.rule == finding.rule and other.volatile_source == origin
+               and (other.call_site.function or "").rsplit(".", 1)[-1] == callee for other in findings)
+
+
+def _wrapper_called(finding: Finding) -> str | None:
+    """`predict` for a finding judged at `system text passed to predict()`."""
+    api = finding.call_site.api
+    marker = "system text passed to "
+    if not is_assembly(finding.call_site) or marker not in api:
+        return None
+    return api.split(marker, 1)[1].split("()", 1)[0] or None
 
 
 def _reported_path(finding: Finding, requested: list[Path], cwd: Path) -> bool:

@@ -572,3 +572,75 @@ class Planner:
 ''',
     })
     assert [f for f in found if f[2] != "info"] == []
+
+
+HEAD_REWRITE_APP = {
+    "app/mllm.py": """
+from openai import OpenAI
+class LMMAgent:
+    def __init__(self):
+        self.client = OpenAI()
+        self.messages = []
+    def add_system_prompt(self, system_prompt):
+        self.system_prompt = system_prompt
+        if len(self.messages) > 0:
+            self.messages[0] = {"role": "system", "content": self.system_prompt}
+        else:
+            self.messages.append({"role": "system", "content": self.system_prompt})
+    def get_response(self):
+        return self.client.chat.completions.create(model="gpt-4o", messages=self.messages)
+""",
+    "app/manager.py": """
+from app.mllm import LMMAgent
+RULES = "Plan the subtasks in order, one action per line, and never repeat a finished step. " * 30
+class Manager:
+    def __init__(self, knowledge_base):
+        self.knowledge_base = knowledge_base
+        self.agent = LMMAgent()
+    def plan(self, instruction: str):
+        experience = self.knowledge_base.retrieve_narrative_experience(instruction)
+        self.agent.add_system_prompt(f"Similar task: {experience}\\n" + RULES)
+        return self.agent.get_response()
+""",
+}
+
+
+def test_system_text_written_over_the_head_of_a_kept_list_has_that_conversation_after_it(tmp_path: Path) -> None:
+    """INVALID (Agent-S's manager): `add_system_prompt` writes its text over `self.messages[0]`
+    of the list the agent keeps, so the conversation in it follows: known, not assumed."""
+    wrappers = infer_wrappers([("add_system_prompt", flows_of('''
+def add_system_prompt(self, system_prompt):
+    self.system_prompt = system_prompt
+    self.messages[0] = {"role": "system", "content": self.system_prompt}
+''', True), True)], UNTRACEABLE)
+    assert {"s#0", "h#0"} <= wrappers["add_system_prompt"]
+    found = findings(tmp_path, HEAD_REWRITE_APP)
+    assert [(path, severity) for path, _, severity, _ in found] == [("app/manager.py", "error")]
+    assert "retrieval" in found[0][3] and "assumed:" not in found[0][3]
+
+
+def test_the_retrieved_experience_in_the_user_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the same agent with the fixed rules as its system prompt and the experience in the
+    user's turn at the end of the kept list."""
+    manager = HEAD_REWRITE_APP["app/manager.py"].replace(
+        'self.agent.add_system_prompt(f"Similar task: {experience}\\n" + RULES)',
+        'self.agent.add_system_prompt(RULES)\n'
+        '        self.agent.messages.append({"role": "user", "content": f"Similar task: {experience}"})')
+    assert "Similar task: {experience}\"})" in manager
+    assert findings(tmp_path, {**HEAD_REWRITE_APP, "app/manager.py": manager}) == []
+
+
+def test_a_value_handed_whole_to_a_wrapper_is_reported_once_where_the_wrapper_assembles_it(tmp_path: Path) -> None:
+    """One finding per root cause: the clock passed to `plan()` is judged inside `plan`, where the
+    system prompt is put together; the caller handing it over is not a second finding."""
+    planner = HEAD_REWRITE_APP["app/manager.py"].replace(
+        "experience = self.knowledge_base.retrieve_narrative_experience(instruction)", "experience = instruction")
+    run = """
+import time
+from app.manager import Manager
+def run(manager: Manager):
+    return manager.plan(time.ctime())
+"""
+    found = findings(tmp_path, {**HEAD_REWRITE_APP, "app/manager.py": planner, "app/run.py": run})
+    assert [(path, severity) for path, _, severity, _ in found] == [("app/manager.py", "error")]
+    assert "clock `time.ctime()`" in found[0][3]

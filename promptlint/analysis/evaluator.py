@@ -1641,6 +1641,11 @@ class Evaluator:
         system_slots = {slot[1:] for slot in slots if slot[0] == "s"}
         messages = next((value for slot in slots if slot[0] == "m" and slot[1:] not in system_slots
                          and isinstance(value := _slot_value(slot, args, kwargs), Seq)), None)
+        if messages is None and any(slot[0] == "h" for slot in slots):
+            # The callee writes the text over the head of the list it keeps (`self.messages[0] =
+            # {"role": "system", ...}`): the conversation in that list follows it.
+            kept = Hole(Volatility.UNKNOWN, f"the messages `{name}()` keeps after it", None, is_history=True)
+            messages = Seq((Splice(kept),))
         for slot in slots:
             if slot[0] == "m":
                 self.wrapper_messages(name, slot, args, kwargs, frame, node)

@@ -37,11 +37,14 @@ from promptlint.analysis.index import nodes_of
 from promptlint.knowledge import Knowledge
 
 SYSTEM = "system"
+HEAD = "head"
 USER = "user"
 MESSAGES = "messages"
 # Slot prefixes: "s#0" (system text), "u=prompt" (user turn), "m=messages" (the whole message list
-# an LLM call sends: the caller that builds it knows the request's full order).
-KINDS = {SYSTEM: "s", USER: "u", MESSAGES: "m"}
+# an LLM call sends: the caller that builds it knows the request's full order), "h#0" (next to an
+# "s" slot: the system text is written over the head of a list the object keeps,
+# `self.messages[0] = {"role": "system", ...}`, so the conversation in that list follows it).
+KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m"}
 CONVERTED = "~"  # a flow as a message list only (through a format converter): it reaches "m" slots only
 TEXT_ONLY = "^"  # a flow as text inside a message only: it reaches "s" and "u" slots, not "m"
 FORWARDED = "**"  # a flow of every keyword argument: `def f(*args, **kwargs): return g(**kwargs)`
@@ -107,7 +110,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         if expr is None:
             return
         text = {param for name in _names_in(expr) for param in carriers.get(name, ())}
-        if target in (SYSTEM, USER):
+        if target in (SYSTEM, HEAD, USER):
             flows.update((position[param], param, target) for param in text)
             return
         # A message list passes through the project's format converters on its way to the SDK
@@ -122,10 +125,13 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                 TEXT_ONLY if param in text else CONVERTED
             flows.add((position[param], param, mark + target))
 
+    heads = _list_heads(node)
     for item in nodes_of(node, ast.Dict):
         role = _role_of_dict(item)
         if role in shapes.system_roles or role in shapes.user_roles:
             reach(_dict_content(item, shapes.content_keys), SYSTEM if role in shapes.system_roles else USER)
+        if role in shapes.system_roles and id(item) in heads:
+            reach(_dict_content(item, shapes.content_keys), HEAD)
     aliases = _callable_aliases(node)
     forwarded = node.args.kwarg.arg if node.args.kwarg else None
     for call in nodes_of(node, ast.Call):
@@ -264,6 +270,14 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
                     held.update(found)
                     changed = True
     return carriers
+
+
+def _list_heads(node: ast.AST) -> set[int]:
+    """The dicts written over the first item of a list that already holds messages
+    (``self.messages[0] = {...}``): ids of the assigned dict nodes."""
+    return {id(item.value) for item in nodes_of(node, ast.Assign) if isinstance(item.value, ast.Dict)
+            and any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == 0
+                    for t in item.targets)}
 
 
 def _carrying_targets(target: ast.AST) -> list[str]:
