@@ -214,3 +214,15 @@ def test_a_reports_related_locations_become_the_findings_steps() -> None:
                             "related": [{"path": "a.py", "line": 7, "message": "x"}, {"path": None, "line": 1}]}]}
     [finding] = score.findings_from_report("acme/shop", report, prefix="sub/")
     assert finding.steps == (("sub/a.py", 7),)
+
+
+def test_a_bust_is_not_found_by_a_finding_judged_false_at_its_place() -> None:
+    """Only a finding not judged false finds a bust: a timestamp judged harmless on the line where
+    the retrieved knowledge busts the prompt does not count for the knowledge label."""
+    bust = score.parse_label(label(volatile=[11, 11], lands=[12, 13], rule="PC001"), "t")
+    wrong = score.Finding("acme/shop", "shop/app.py", 12, "PC001", "error", "clock ...")
+    result = score.score([bust], [wrong], {wrong.key: [{"verdict": False, "message_start": "clock"}]})
+    assert result.missed == [bust] and not result.found
+    right = score.Finding("acme/shop", "shop/app.py", 13, "PC001", "error", "retrieval ...")
+    judged = {wrong.key: [{"verdict": False, "message_start": "clock"}]}
+    assert score.score([bust], [wrong, right], judged).found == {bust.id: [wrong, right]}

@@ -204,7 +204,9 @@ def score(labels: list[Label], findings: list[Finding], judged: dict[tuple[str, 
     for label in labels:
         hits = [f for f in counted if matches(f, label)]
         if label.verdict == "bust":
-            if hits:
+            # A finding judged false at the bust's place is not that bust found (ragflow: a
+            # timestamp judged no loss sits on the line where the retrieved knowledge busts it).
+            if any((_judgement(f, judged) or {}).get("verdict", True) is not False for f in hits):
                 result.found[label.id] = hits
             else:
                 result.missed.append(label)
