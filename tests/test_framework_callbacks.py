@@ -233,3 +233,30 @@ def test_the_typed_task_in_the_final_user_turn_is_quiet(tmp_path: Path) -> None:
         "*history])", '*history, {"role": "user", "content": task}])')
     root = write_tree(tmp_path, {"agent/cli.py": cli})
     assert analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root).findings == ()
+
+
+MIDDLEWARE_APP = {"agent/middleware.py": f'''
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
+
+class PlanMiddleware(AgentMiddleware):
+    def wrap_model_call(self, request: ModelRequest, handler):
+        request.system_prompt = f"Current plan: {{request.state['plan']}}\\n" + {GUIDELINES!r}
+        return handler(request)
+'''}
+
+
+def test_a_langchain_middleware_writing_the_agent_state_into_the_system_prompt(tmp_path: Path) -> None:
+    """INVALID: LangChain agent middleware runs `wrap_model_call` before every model call; the plan
+    in the agent's state changes as the steps go, ahead of the fixed guidelines and the history."""
+    found = findings(tmp_path, MIDDLEWARE_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent/middleware.py", 5, "error")]
+    assert "run-state `request.state`" in found[0][3] and "set by a model callback: `request.system_prompt`" in found[0][3]
+
+
+def test_a_middleware_adding_the_state_as_the_last_message_is_quiet(tmp_path: Path) -> None:
+    """VALID: the guidelines stay the system prompt; the plan goes after the history."""
+    source = MIDDLEWARE_APP["agent/middleware.py"].replace(
+        "request.system_prompt = f", "request.messages.append(f")
+    source = source.replace("+ " + repr(GUIDELINES), ")\n        request.system_prompt = " + repr(GUIDELINES))
+    assert "request.messages.append(f" in source and "request.system_prompt = 'Ground" in source
+    assert findings(tmp_path, {"agent/middleware.py": source}) == []

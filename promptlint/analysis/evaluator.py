@@ -207,6 +207,11 @@ class Evaluator:
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
         self._llm_loops: dict[int, bool] = {}
+        # Request types a model callback rewrites, by last name, and the attributes it writes the
+        # system text to (rules/prompt_sinks.yaml request_system), plus a part's `text`.
+        self._callback_types = frozenset(name.rsplit(".", 1)[-1] for name in knowledge.request_system)
+        self._callback_targets = frozenset(path.rsplit(".", 1)[-1] for paths in knowledge.request_system.values()
+                                           for path in paths) | {"text"}
         self._calls: dict[CallKey, tuple[Value, dict[str, Value]]] = {}
         self._constants: dict[ast.Constant, Value] = {}
         self._guards: dict[int, str | None] = {}
@@ -512,21 +517,20 @@ class Evaluator:
                               frame, step)
 
     def is_model_callback(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-        types = {name.rsplit(".", 1)[-1] for name in self.knowledge.request_system}
-        return any(annotation_name(arg.annotation) in types for arg in function.args.args)
+        return bool(self._callback_types) and any(annotation_name(arg.annotation) in self._callback_types
+                                                  for arg in function.args.args)
 
     def callback_system_text(self, target: ast.Attribute, value: Value, frame: Frame) -> None:
         """Text a model callback puts into the request's system prompt (rules/prompt_sinks.yaml
         request_system): ``llm_request.config.system_instruction = text`` or, on the instruction
         object read from there, ``instruction.parts[0].text = prefix + instruction.parts[0].text``."""
-        if isinstance(value, (Obj, Instance, NoneVal)) or most_volatile(value) is None:
+        if target.attr not in self._callback_targets or isinstance(value, (Obj, Instance, NoneVal)) \
+                or most_volatile(value) is None:
             return
         requests = [v.type for v in frame.locals.values() if isinstance(v, Obj) and v.type in self.knowledge.request_system]
-        if not requests:
-            return
         attributes = {path.rsplit(".", 1)[-1] for qualname in requests for path in self.knowledge.request_system[qualname]}
         written = ast.unparse(target)
-        if target.attr in attributes or (target.attr == "text" and ".parts[" in written):
+        if requests and (target.attr in attributes or (target.attr == "text" and ".parts[" in written)):
             # The framework sends the run's history after the system instruction: known, not assumed.
             history = Unknown(Hole(Volatility.UNKNOWN, "the agent's session history", None, is_history=True))
             self.assembled(frame, target, f"set by a model callback: `{written}`", value,
