@@ -54,10 +54,19 @@ def list_frameworks() -> None:
         raise typer.Exit(2) from exc
     for table, meaning in COVERAGE:
         names = getattr(knowledge, table)
-        packages = sorted({name.split(".")[0] for name in names})
+        packages = sorted({_package(name) for name in names})
         typer.echo(f"{meaning} ({len(names)} names):")
         typer.echo("  " + (", ".join(packages) if packages else "(none)"))
     typer.echo("Add your own in [tool.promptlint] (docs/knowledge.md).")
+
+
+# Namespace packages whose first name says nothing (`google.adk`, `google.genai`).
+NAMESPACES = ("google", "azure")
+
+
+def _package(qualname: str) -> str:
+    parts = qualname.split(".")
+    return ".".join(parts[:2]) if parts[0] in NAMESPACES and len(parts) > 2 else parts[0]
 
 
 def show_rule(

@@ -138,3 +138,15 @@ def test_rules_frameworks_lists_the_knowledge_and_the_users_own(tmp_path: Path) 
     assert "dbgpt" in chat and "acme_prompts" in chat
     broken = project(tmp_path / "broken", 'fail-on = "sometimes"')
     assert cli("rules", "--frameworks", cwd=broken)[0] == 2
+
+
+def test_rules_frameworks_names_namespace_packages_and_the_callback_tables(tmp_path: Path) -> None:
+    """The run-state and model-callback tables are listed, a namespace package by its second name
+    (`google.adk`, not `google`), with the project's own run-state types."""
+    root = project(tmp_path, '[tool.promptlint.run-state]\n"myagents.StepContext" = ["memory"]')
+    code, out, _ = cli("rules", "--frameworks", cwd=root)
+    lines = out.splitlines()
+    run_state = lines[lines.index(next(line for line in lines if line.startswith("run state"))) + 1]
+    assert code == 0 and "google.adk" in run_state and "langchain" in run_state and "myagents" in run_state
+    callbacks = lines[lines.index(next(line for line in lines if line.startswith("model callbacks"))) + 1]
+    assert "google.adk" in callbacks and "google," not in callbacks + ","
