@@ -125,13 +125,15 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                 TEXT_ONLY if param in text else CONVERTED
             flows.add((position[param], param, mark + target))
 
-    heads = _list_heads(node)
+    heads: set[int] | None = None  # computed at the first system dict: most definitions have none
     for item in nodes_of(node, ast.Dict):
         role = _role_of_dict(item)
         if role in shapes.system_roles or role in shapes.user_roles:
             reach(_dict_content(item, shapes.content_keys), SYSTEM if role in shapes.system_roles else USER)
-        if role in shapes.system_roles and id(item) in heads:
-            reach(_dict_content(item, shapes.content_keys), HEAD)
+        if role in shapes.system_roles:
+            heads = _list_heads(node) if heads is None else heads
+            if id(item) in heads:
+                reach(_dict_content(item, shapes.content_keys), HEAD)
     aliases = _callable_aliases(node)
     forwarded = node.args.kwarg.arg if node.args.kwarg else None
     for call in nodes_of(node, ast.Call):
