@@ -275,3 +275,36 @@ def test_a_module_over_max_file_bytes_is_reported_as_skipped(tmp_path: Path) -> 
     assert sorted((e.path, "larger than 1000000 bytes" in e.message) for e in result.errors) == \
         [("app.py", True), ("notes.py", True)]
     assert result.findings == ()
+
+
+NEWER_SYNTAX_APP = '''
+from datetime import datetime
+from openai import OpenAI
+
+type Messages = list[dict[str, str]]
+client = OpenAI()
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+
+class Store[T]:
+    def first(self) -> T: ...
+
+def answer[T](question: T, history: Messages) -> str:
+    system = f"Time: {datetime.now()}\\n" + POLICY
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": str(question)}])
+'''
+
+
+def test_python_3_12_generics_are_analyzed_not_reported_as_syntax_errors(tmp_path: Path) -> None:
+    """PEP 695 (`type X = ...`, `def f[T]`, `class C[T]`) is read under Python 3.11 (issue 15): the
+    clock ahead of the policy is found on its own line; nothing is reported as unreadable."""
+    root = write_tree(tmp_path, NEWER_SYNTAX_APP)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert result.errors == ()
+    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 12)]
+
+
+def test_a_file_no_python_version_can_read_is_still_a_syntax_error_naming_the_line(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, NEWER_SYNTAX_APP.replace("def first(self) -> T: ...", "def first(self -> T: ..."))
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [e.message.startswith("syntax error (line 9)") for e in result.errors] == [True]

@@ -364,7 +364,11 @@ def decode_source(data: bytes) -> str:
 
 def parse_module(name: str, path: Path, display: str, source: str) -> ModuleInfo:
     with _collection_paused(), _parse_failures():
-        tree = ast.parse(source, filename=display)
+        try:
+            tree = ast.parse(source, filename=display)
+        except SyntaxError:
+            source = downgraded_source(source) or source  # newer syntax, or the error again
+            tree = ast.parse(source, filename=display)
         module = ModuleInfo(name, path, display, source, tree)
         _collect(module)
         return module
@@ -375,7 +379,18 @@ def check_syntax(source: str, display: str) -> None:
     symbol-table pass works on the parser's own tree, a third faster. It also rejects the few
     errors found after parsing (a duplicate argument name), which the interpreter rejects too."""
     with _parse_failures():
-        symtable.symtable(source, display, "exec")
+        try:
+            symtable.symtable(source, display, "exec")
+        except SyntaxError:
+            symtable.symtable(downgraded_source(source) or source, display, "exec")
+
+
+def downgraded_source(source: str) -> str | None:
+    """Source written for a newer Python than the one running the analysis, in syntax it parses
+    (analysis/newer_syntax.py; libcst is imported only when a file needs it)."""
+    from promptlint.analysis.newer_syntax import downgrade
+
+    return downgrade(source)
 
 
 @contextmanager
