@@ -308,3 +308,22 @@ def test_a_file_no_python_version_can_read_is_still_a_syntax_error_naming_the_li
     root = write_tree(tmp_path, NEWER_SYNTAX_APP.replace("def first(self) -> T: ...", "def first(self -> T: ..."))
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     assert [e.message.startswith("syntax error (line 9)") for e in result.errors] == [True]
+
+
+def test_python_3_12_f_strings_are_read_as_the_concatenation_they_build(tmp_path: Path) -> None:
+    """PEP 701 (the same quotes, a backslash inside `{...}`) under Python 3.11: the f-string is read
+    as the text it builds, so the clock inside it is still found ahead of the policy, on its line."""
+    root = write_tree(tmp_path, '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+def answer(question: str, tags: list[str]) -> str:
+    system = f"Tags: {"\\\\n".join(tags)} at {f"{datetime.now():%H:%M:%S}"}\\n" + POLICY
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+''')
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert result.errors == ()
+    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 6)]
+    assert "clock" in result.findings[0].message

@@ -1,14 +1,15 @@
 """Python syntax newer than the interpreter running the analysis (issue 15).
 
 The analysis reads modules with the running interpreter's ``ast`` (today Python 3.11). Code written
-for 3.12 uses generics (PEP 695: ``type X = ...``, ``def f[T](...)``, ``class C[T]:``) that 3.11
-cannot parse. libcst's own parser reads them; this module rewrites them into the 3.11 shapes that
+for 3.12 uses generics (PEP 695: ``type X = ...``, ``def f[T](...)``, ``class C[T]:``) and
+f-strings (PEP 701: the same quotes or a backslash inside ``{...}``) that 3.11 cannot parse. libcst's own parser reads them; this module rewrites them into the 3.11 shapes that
 mean the same for a prompt-cache analysis, keeping every line where it was, so that locations in
 findings stay right. It never runs the code.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -18,7 +19,30 @@ _POSITION = re.compile(r"(?:parser error: )?error at (\d+):\d+: (.+)", re.DOTALL
 
 class _Downgrade(cst.CSTTransformer):
     """A ``type X = v`` alias is ``X = v``; ``def f[T](...)`` and ``class C[T]:`` lose their type
-    parameters (they name types, never prompt text)."""
+    parameters (they name types, never prompt text); an f-string 3.11 cannot read (PEP 701: the
+    same quotes, a backslash or a comment inside ``{...}``) becomes the concatenation it builds,
+    ``("Label: " + str(index) + ...)``, innermost first."""
+
+    def leave_FormattedString(self, original: cst.FormattedString,
+                              updated: cst.FormattedString) -> cst.BaseExpression:
+        if _parses(updated):
+            return updated
+        prefix = updated.prefix.replace("f", "").replace("F", "")
+        quote = updated.start[len(updated.prefix):]
+        pieces: list[cst.BaseExpression] = []
+        for part in updated.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text = part.value.replace("{{", "{").replace("}}", "}")
+                pieces.append(cst.SimpleString(f"{prefix}{quote}{text}{quote}"))
+            else:
+                convert = {"r": "repr", "a": "ascii"}.get(part.conversion or "", "str")
+                pieces.append(cst.Call(cst.Name(convert), [cst.Arg(part.expression)]))
+        if not pieces:
+            return cst.SimpleString(f"{prefix}{quote}{quote}")
+        joined = pieces[0]
+        for piece in pieces[1:]:
+            joined = cst.BinaryOperation(joined, cst.Add(), piece)
+        return joined.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
     def leave_TypeAlias(self, original: cst.TypeAlias, updated: cst.TypeAlias) -> cst.Assign:
         return cst.Assign(targets=[cst.AssignTarget(updated.name)], value=updated.value)
@@ -45,3 +69,12 @@ def downgrade(source: str) -> str | None:
     except (RecursionError, ValueError, MemoryError):
         return None
     return rewritten if rewritten != source and rewritten.count("\n") == source.count("\n") else None
+
+
+def _parses(node: cst.FormattedString) -> bool:
+    """Whether the running interpreter reads this f-string as written."""
+    try:
+        ast.parse(cst.Module([]).code_for_node(node).strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
