@@ -2,9 +2,10 @@
 
 The analysis reads modules with the running interpreter's ``ast`` (today Python 3.11). Code written
 for 3.12 uses generics (PEP 695: ``type X = ...``, ``def f[T](...)``, ``class C[T]:``) and
-f-strings (PEP 701: the same quotes or a backslash inside ``{...}``) that 3.11 cannot parse. libcst's own parser reads them; this module rewrites them into the 3.11 shapes that
-mean the same for a prompt-cache analysis, keeping every line where it was, so that locations in
-findings stay right. It never runs the code.
+f-strings (PEP 701: the same quotes or a backslash inside ``{...}``) that 3.11 cannot parse.
+libcst's own parser reads them; this module rewrites them into the 3.11 shapes that mean the same
+for a prompt-cache analysis, keeping every line where it was, so that locations in findings stay
+right. It runs only for a file the running parser rejects, and never runs the code.
 """
 
 from __future__ import annotations
