@@ -527,8 +527,10 @@ class Evaluator:
         if target.attr not in self._callback_targets or isinstance(value, (Obj, Instance, NoneVal)) \
                 or most_volatile(value) is None:
             return
-        requests = [v.type for v in frame.locals.values() if isinstance(v, Obj) and v.type in self.knowledge.request_system]
-        attributes = {path.rsplit(".", 1)[-1] for qualname in requests for path in self.knowledge.request_system[qualname]}
+        requests = [v.type for v in frame.locals.values()
+                    if isinstance(v, Obj) and v.type in self.knowledge.request_system]
+        attributes = {path.rsplit(".", 1)[-1] for qualname in requests
+                      for path in self.knowledge.request_system[qualname]}
         written = ast.unparse(target)
         if requests and (target.attr in attributes or (target.attr == "text" and ".parts[" in written)):
             # The framework sends the run's history after the system instruction: known, not assumed.
