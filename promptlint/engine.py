@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from promptlint import cache as cache_store
+from promptlint.analysis.evaluator import PASSED_TO
 from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
@@ -41,7 +42,7 @@ from promptlint.facts import (
 )
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
-from promptlint.knowledge import ROLE_MARKER, Knowledge, load_knowledge, setting_names
+from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_callback_types, load_knowledge, setting_names
 from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, RelatedLocation, Severity
 from promptlint.parallel import (
     EntryOutcome,
@@ -80,7 +81,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         project = Project(root, python_files, cwd, config.max_file_bytes, names)
         for path in requested.python:  # skipped whether or not it could reach an LLM call
             project.report_too_large(path, facts[path].signature[1])
-        callbacks = _configured_callback_files(python_files, facts, config)
+        callbacks = _configured_callback_files(python_files, facts, knowledge, config)
         role_builders = {p for p, f in facts.items() if f.text_ok and f.role} | callbacks
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks)
@@ -106,11 +107,12 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     return _estimate(result, config)
 
 
-def _configured_callback_files(python_files: list[Path], facts: dict[Path, FileFacts], config: Config) -> set[Path]:
+def _configured_callback_files(python_files: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
+                               config: Config) -> set[Path]:
     """Files with a parameter annotated with a request type the config adds (`request-system`):
     model callbacks, assembly points like a system message. The built-in types are found by the
     facts' text scan (facts.ROLE_KEY); the config's are read for here, and only when there are any."""
-    names = {name.rsplit(".", 1)[-1] for name in config.request_system}
+    names = knowledge.callback_types - set(builtin_callback_types())
     if not names:
         return set()
     annotated = re.compile(r":\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
@@ -563,10 +565,9 @@ def _judged_in_callee(finding: Finding, findings: Iterable[Finding]) -> bool:
 def _wrapper_called(finding: Finding) -> str | None:
     """`predict` for a finding judged at `system text passed to predict()`."""
     api = finding.call_site.api
-    marker = "system text passed to "
-    if not is_assembly(finding.call_site) or marker not in api:
+    if not is_assembly(finding.call_site) or PASSED_TO not in api:
         return None
-    return api.split(marker, 1)[1].split("()", 1)[0] or None
+    return api.split(PASSED_TO, 1)[1].split("()", 1)[0] or None
 
 
 def _reported_path(finding: Finding, requested: list[Path], cwd: Path) -> bool:

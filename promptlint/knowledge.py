@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import yaml
@@ -101,6 +102,12 @@ class Knowledge:
         return None
 
     @property
+    def callback_types(self) -> frozenset[str]:
+        """Last names of the request types a model callback rewrites (``LlmRequest``): how a
+        callback's parameter annotation is recognised, before any import is resolved."""
+        return _last_names(self.request_system)
+
+    @property
     def assembly_names(self) -> frozenset[str]:
         """Last names of the assembly constructors, plus the role marker: what the reach looks for."""
         names = {name.rsplit(".", 1)[-1] for name in (*self.system_messages, *self.agent_instructions,
@@ -159,7 +166,11 @@ def builtin_system_keywords() -> tuple[str, ...]:
 
 def builtin_callback_types() -> tuple[str, ...]:
     """Last names of the request types a model callback rewrites (rules/prompt_sinks.yaml)."""
-    return tuple(sorted({name.rsplit(".", 1)[-1] for name in _builtin_tables()[3].get("request_system", {})}))
+    return tuple(sorted(_last_names(_builtin_tables()[3].get("request_system", {}))))
+
+
+def _last_names(qualnames: Iterable[str]) -> frozenset[str]:
+    return frozenset(name.rsplit(".", 1)[-1] for name in qualnames)
 
 
 def setting_names(config: Config) -> frozenset[str]:

@@ -65,6 +65,7 @@ from promptlint.knowledge import Knowledge
 from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Volatility
 
 MAX_DEPTH = 4
+PASSED_TO = "system text passed to "  # what an inferred wrapper's system slot is judged as (see engine)
 COVERING_DEPTH = 2  # MAX_DEPTH minus reach.MAX_HOPS: from here, every reaching callee is still run
 MAX_UNROLL = 24
 STEP_BUDGET = 20_000  # evaluation steps per entry point: a guard against pathological code
@@ -207,9 +208,8 @@ class Evaluator:
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
         self._llm_loops: dict[int, bool] = {}
-        # Request types a model callback rewrites, by last name, and the attributes it writes the
-        # system text to (rules/prompt_sinks.yaml request_system), plus a part's `text`.
-        self._callback_types = frozenset(name.rsplit(".", 1)[-1] for name in knowledge.request_system)
+        # The attributes a model callback writes system text to (rules/prompt_sinks.yaml
+        # request_system), plus the `text` of that attribute's parts.
         self._callback_targets = frozenset(path.rsplit(".", 1)[-1] for paths in knowledge.request_system.values()
                                            for path in paths) | {"text"}
         self._calls: dict[CallKey, tuple[Value, dict[str, Value]]] = {}
@@ -517,8 +517,8 @@ class Evaluator:
                               frame, step)
 
     def is_model_callback(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-        return bool(self._callback_types) and any(annotation_name(arg.annotation) in self._callback_types
-                                                  for arg in function.args.args)
+        types = self.knowledge.callback_types
+        return bool(types) and any(annotation_name(arg.annotation) in types for arg in function.args.args)
 
     def callback_system_text(self, target: ast.Attribute, value: Value, frame: Frame) -> None:
         """Text a model callback puts into the request's system prompt (rules/prompt_sinks.yaml
@@ -527,12 +527,9 @@ class Evaluator:
         if target.attr not in self._callback_targets or isinstance(value, (Obj, Instance, NoneVal)) \
                 or most_volatile(value) is None:
             return
-        requests = [v.type for v in frame.locals.values()
-                    if isinstance(v, Obj) and v.type in self.knowledge.request_system]
-        attributes = {path.rsplit(".", 1)[-1] for qualname in requests
-                      for path in self.knowledge.request_system[qualname]}
         written = ast.unparse(target)
-        if requests and (target.attr in attributes or (target.attr == "text" and ".parts[" in written)):
+        if (target.attr != "text" or ".parts[" in written) and any(
+                isinstance(v, Obj) and v.type in self.knowledge.request_system for v in frame.locals.values()):
             # The framework sends the run's history after the system instruction: known, not assumed.
             history = Unknown(Hole(Volatility.UNKNOWN, "the agent's session history", None, is_history=True))
             self.assembled(frame, target, f"set by a model callback: `{written}`", value,
@@ -1671,7 +1668,7 @@ class Evaluator:
                 computed = argument is not None and frame.function is not None and \
                     bool(input_names([ast.unparse(argument)]) & derived)
                 others = (local_names(frame.function) - derived) if computed and frame.function is not None else None
-                self.assembled(frame, node, f"system text passed to {name}()", value, derived, inputs, others,
+                self.assembled(frame, node, f"{PASSED_TO}{name}()", value, derived, inputs, others,
                                messages)
 
     def message_list(self, frame: Frame, node: ast.AST, what: str, messages: Value | None) -> None:

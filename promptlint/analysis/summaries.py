@@ -83,7 +83,7 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
                          if part.shape == "messages" and part.arg.isidentifier()}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
                       system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords,
-                      knowledge.role_keys, {name.rsplit(".", 1)[-1] for name in knowledge.request_system})
+                      knowledge.role_keys, knowledge.callback_types)
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:

@@ -43,7 +43,8 @@ forms the final user turn (`docs = retriever.search(question)`, `context = build
 placed earlier in the prompt is reported as `request-derived`, and so is a parameter named like
 the request's input (`question`, `query`, `user_input`: `request_inputs` in
 rules/prompt_sinks.yaml; the message says the name is the reason). What a user types at the
-console (`input()`) starts a task the steps after it share: per conversation. So is the result of a *lookup*
+console (`input()`) starts a task the steps after it share: per conversation. So is the result
+of a *lookup*
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
 memory recalls; add your own in `[tool.promptlint.lookups]`), even where the user turn is not in
 sight: documents retrieved for this question belong after the history, in the final user turn.
