@@ -31,6 +31,7 @@ COVERAGE = (
     ("apis", "LLM calls (the whole request, in the provider's order)"),
     ("system_messages", "system messages judged where they are built"),
     ("agent_instructions", "agent and chain constructors whose arguments become the system prompt"),
+    ("agent_settings", "agent settings that write changing content into the system prompt"),
     ("chat_templates", "chat templates judged where they are built"),
     ("user_messages", "user messages (the request's own input)"),
     ("history_windows", "settings that replay only the last turns (PC009)"),

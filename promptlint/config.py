@@ -47,6 +47,7 @@ class Config:
     lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
     run_state: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attributes]
     request_system: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attribute paths]
+    agent_settings: dict[str, Any] = field(default_factory=dict, hash=False)  # agent -> keyword -> what it adds
     setting_names: tuple[str, ...] = ()  # value names that are deployment settings (PC010)
     # Estimator
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
@@ -83,6 +84,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "lookups": "lookups",
     "run-state": "run_state",
     "request-system": "request_system",
+    "agent-settings": "agent_settings",
     "setting-names": "setting_names",
     "tokenizer": "tokenizer",
     "providers": "providers",
@@ -204,6 +206,11 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
     if name == "sources":
         if not isinstance(value, dict):
             raise fail("a table of qualified name = {volatility, category}")
+        return value
+    if name == "agent_settings":
+        if not isinstance(value, dict) or not all(isinstance(v, dict) and all(isinstance(s, dict) for s in v.values())
+                                                  for v in value.values()):
+            raise fail("a table of qualified name = {keyword = {volatility, category, text}}")
         return value
     if name == "lookups":
         if not isinstance(value, dict) or not all(

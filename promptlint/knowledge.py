@@ -36,6 +36,16 @@ class Source:
 
 
 @dataclass(frozen=True)
+class AgentSetting:
+    """Content a framework writes into the system prompt it builds when a setting is on."""
+
+    volatility: Volatility
+    category: str
+    text: str  # what is written, for messages ("the current time")
+    unless: str | None = None  # a keyword whose literal False turns the setting off again
+
+
+@dataclass(frozen=True)
 class PartSpec:
     part: str
     arg: str
@@ -87,6 +97,9 @@ class Knowledge:
     run_state: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Request objects a model callback rewrites (rules/prompt_sinks.yaml request_system): type -> attributes.
     request_system: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Agent settings that add changing system content (rules/prompt_sinks.yaml agent_settings):
+    # constructor -> keyword -> what it adds.
+    agent_settings: dict[str, dict[str, AgentSetting]] = field(default_factory=dict)
 
     def lookup_category(self, method: str, receiver: str | None) -> str | None:
         """The category of a lookup call (``retrieval``, ``memory``) by its method's name and the
@@ -111,7 +124,7 @@ class Knowledge:
     def assembly_names(self) -> frozenset[str]:
         """Last names of the assembly constructors, plus the role marker: what the reach looks for."""
         names = {name.rsplit(".", 1)[-1] for name in (*self.system_messages, *self.agent_instructions,
-                                                      *self.chat_templates)}
+                                                      *self.agent_settings, *self.chat_templates)}
         return frozenset(names | {ROLE_MARKER})
 
     def is_stable_name(self, name: str) -> bool:
@@ -194,6 +207,21 @@ def _parse_source(name: str, raw: Any, where: str) -> Source:
                   bool(raw.get("via_next", False)))
 
 
+def _agent_settings(table: dict[str, Any], where: str) -> dict[str, dict[str, AgentSetting]]:
+    settings: dict[str, dict[str, AgentSetting]] = {}
+    for name, keywords in table.items():
+        if not isinstance(keywords, dict):
+            raise ConfigError(f"{where}: agent settings of '{name}' must be a table of keyword = {{volatility, category, text}}")
+        settings[name] = {}
+        for keyword, raw in keywords.items():
+            source = _parse_source(f"{name}({keyword}=True)", raw, where)
+            unless = raw.get("unless")
+            settings[name][str(keyword)] = AgentSetting(source.volatility, source.category,
+                                                        str(raw.get("text", "changing content")),
+                                                        str(unless) if unless else None)
+    return settings
+
+
 def _parse_api(raw: dict[str, Any], where: str) -> ApiSpec:
     try:
         parts = tuple(PartSpec(p["part"], str(p["arg"]), p.get("shape", "text")) for p in raw["parts"])
@@ -262,8 +290,11 @@ def load_knowledge(config: Config) -> Knowledge:
                              for category, spec in sources_raw.get("lookup_receivers", {}).items())
     run_state = {**_argument_lists(sources_raw.get("run_state", {})), **_argument_lists(config.run_state)}
     request_system = {**_argument_lists(sinks_raw.get("request_system", {})), **_argument_lists(config.request_system)}
+    agent_settings = _agent_settings(sinks_raw.get("agent_settings", {}), "rules/prompt_sinks.yaml")
+    for name, keywords in _agent_settings(config.agent_settings, where).items():
+        agent_settings[name] = {**agent_settings.get(name, {}), **keywords}
     triggers = {name.split(".")[0] for name in calls_raw["types"]}
-    triggers |= {name.split(".")[0] for name in [*apis, *system_messages, *agent_instructions]}
+    triggers |= {name.split(".")[0] for name in [*apis, *system_messages, *agent_instructions, *agent_settings]}
     return Knowledge(
         sources=sources,
         identifier_names=identifier_names,
@@ -293,4 +324,5 @@ def load_knowledge(config: Config) -> Knowledge:
         lookup_receivers=lookup_receivers,
         run_state=run_state,
         request_system=request_system,
+        agent_settings=agent_settings,
     )

@@ -260,3 +260,70 @@ def test_a_middleware_adding_the_state_as_the_last_message_is_quiet(tmp_path: Pa
     source = source.replace("+ " + repr(GUIDELINES), ")\n        request.system_prompt = " + repr(GUIDELINES))
     assert "request.messages.append(f" in source and "request.system_prompt = 'Ground" in source
     assert findings(tmp_path, {"agent/middleware.py": source}) == []
+
+
+AGNO_AGENT = '''
+from agno.agent import Agent
+from agno.db.sqlite import SqliteDb
+
+INSTRUCTIONS = ["You plan trips.", "Ask for the budget first.", "Quote prices in euros."]
+
+def build_planner() -> Agent:
+    return Agent(
+        instructions=INSTRUCTIONS,
+        db=SqliteDb(db_file="tmp/planner.db"),
+        enable_user_memories=True,
+        add_history_to_context=True,
+        num_history_runs=50,
+    )
+'''
+
+
+def test_an_agent_setting_writing_memories_ahead_of_the_replayed_history(tmp_path: Path) -> None:
+    """INVALID: agno writes the user's memories into the system prompt it builds before every run,
+    and replays the conversation after it: each memory update makes that history miss."""
+    found = findings(tmp_path, {"app/planner.py": AGNO_AGENT})
+    pc001 = [(line, severity, message) for _, line, severity, message in found if "memory" in message]
+    assert [(line, severity) for line, severity, _ in pc001] == [(10, "error")]
+    message = pc001[0][2]
+    assert "memory `enable_user_memories=True`" in message and "the conversation history" in message
+    assert "writes the user's memories into the system prompt" in message
+
+
+def test_an_agent_setting_turned_off_or_without_replayed_history_is_quiet(tmp_path: Path) -> None:
+    """VALID: memories kept out of the context (`add_memories_to_context=False`), and a dated
+    agent that replays no history (each run sends its own fresh system prompt, nothing after)."""
+    kept_out = AGNO_AGENT.replace("enable_user_memories=True,", "enable_user_memories=True, add_memories_to_context=False,")
+    dated = AGNO_AGENT.replace("enable_user_memories=True,", "add_datetime_to_context=True,") \
+                      .replace("add_history_to_context=True,", "").replace("num_history_runs=50,", "")
+    for source in (kept_out, dated):
+        assert [f for f in findings(tmp_path, {"app/planner.py": source}) if "PC001" in f[3] or "=True" in f[3]] == []
+
+
+def test_agent_settings_are_extended_in_config(tmp_path: Path) -> None:
+    """A user's own agent class that stamps the time into its system prompt when asked to."""
+    config = apply_settings(Config(root=tmp_path, cache_dir=None), {
+        "agent-instructions": {"myagents.Agent": ["instructions"]},
+        "agent-settings": {"myagents.Agent": {"stamp_time": {"volatility": "per-request", "category": "clock",
+                                                             "text": "the time"}}},
+    }, "test")
+    assert load_knowledge(config).agent_settings["myagents.Agent"]["stamp_time"].text == "the time"
+    files = {"app/bot.py": f'''
+from myagents import Agent
+
+def build(conversation) -> Agent:
+    return Agent(instructions={GUIDELINES!r}, stamp_time=True)
+'''}
+    found = findings(tmp_path, files, replace(config, show_info=True))
+    assert [(line, severity) for _, line, severity, _ in found] == [(4, "info")]
+    assert "clock `stamp_time=True`" in found[0][3]
+
+
+def test_a_malformed_agent_settings_table_is_a_clear_config_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.promptlint.agent-settings]\n"x.Agent" = {stamp = {volatility = "hourly"}}\n', encoding="utf-8")
+    (tmp_path / "app.py").write_text("x = 1\n", encoding="utf-8")
+    result = run_cli("check", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "x.Agent(stamp=True)" in result.stderr and "volatility must be one of" in result.stderr
+    assert "Traceback" not in result.stderr

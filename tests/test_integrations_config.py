@@ -150,3 +150,5 @@ def test_rules_frameworks_names_namespace_packages_and_the_callback_tables(tmp_p
     assert code == 0 and "google.adk" in run_state and "langchain" in run_state and "myagents" in run_state
     callbacks = lines[lines.index(next(line for line in lines if line.startswith("model callbacks"))) + 1]
     assert "google.adk" in callbacks and "google," not in callbacks + ","
+    settings = lines[lines.index(next(line for line in lines if line.startswith("agent settings"))) + 1]
+    assert "agno" in settings and "phi" in settings

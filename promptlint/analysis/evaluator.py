@@ -1609,12 +1609,43 @@ class Evaluator:
             if found:
                 slot = found[0][0] if found[0][0].startswith("#") else "=" + found[0][0]
                 self.user_turn(frame, _slot_node(node, slot) or node, f"{short}()", found[0][1])
-        elif qualname in self.knowledge.agent_instructions:
-            pieces = [self.instructions_piece(v, short, frame) for a in self.knowledge.agent_instructions[qualname]
+        elif qualname in self.knowledge.agent_instructions or qualname in self.knowledge.agent_settings:
+            pieces = [self.instructions_piece(v, short, frame)
+                      for a in self.knowledge.agent_instructions.get(qualname, ())
                       if (v := argument(a, args, kwargs, None)) is not None and not isinstance(v, NoneVal)]
+            pieces += self.agent_setting_content(qualname, short, frame, node)
             if pieces:
                 text = pieces[0] if len(pieces) == 1 else Seq(tuple(pieces))
-                self.assembled(frame, node, f"{short}() instructions", text)
+                self.assembled(frame, node, f"{short}() instructions", text,
+                               messages=self.replayed_history(qualname, short, node))
+
+    def agent_setting_content(self, qualname: str, agent: str, frame: Frame, node: ast.Call) -> list[Value]:
+        """What a framework writes after the instructions when a setting is on (agno's
+        `add_datetime_to_context=True`), born at the keyword: the agent builds its system prompt
+        again before every run, so the content has the setting's own volatility, uncapped."""
+        settings = self.knowledge.agent_settings.get(qualname, {})
+        content: list[Value] = []
+        for keyword in node.keywords:
+            setting = settings.get(keyword.arg or "")
+            if setting is None or _literal_flag(node, keyword.arg) is not True \
+                    or (setting.unless is not None and _literal_flag(node, setting.unless) is False):
+                continue
+            where = frame.module.location(keyword.value)
+            expression = f"{keyword.arg}=True"
+            origin = Origin(where, f"{agent}({expression})", setting.category, setting.volatility)
+            content.append(Unknown(Hole(setting.volatility, expression, where, origin=origin,
+                                        assumption=f"`{agent}` writes {setting.text} into the system prompt "
+                                                   f"it builds before every run")))
+        return content
+
+    def replayed_history(self, qualname: str, agent: str, node: ast.Call) -> Value | None:
+        """The conversation an agent replays after its system prompt, when one of the settings
+        that turn history on is a literal True (`add_history_to_context=True`)."""
+        _, when = self.knowledge.history_windows.get(qualname, ((), ()))
+        if not any(_literal_flag(node, keyword) is True for keyword in when):
+            return None
+        return Seq((Splice(Hole(Volatility.UNKNOWN, f"the conversation `{agent}` replays after it", None,
+                                is_history=True)),))
 
     def instructions_piece(self, value: Value, agent: str, frame: Frame) -> Value:
         """One argument of an agent constructor, as the system text it becomes. A function passed
@@ -1778,6 +1809,14 @@ def _repeat(value: Value, count: Value) -> Value | None:
         return Text(value.segs * int(times))
     if isinstance(value, Seq) and len(value.items) * int(times) <= MAX_REPEAT_SEGMENTS:
         return Seq(value.items * int(times), value.order)
+    return None
+
+
+def _literal_flag(call: ast.Call, keyword: str) -> bool | None:
+    """The literal `True`/`False` a call passes for a keyword; None when it passes anything else."""
+    value = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return value.value
     return None
 
 

@@ -213,8 +213,21 @@ def before_model(callback_context: CallbackContext, llm_request: LlmRequest):
     note = f"Current dashboard: {callback_context.state}"
     llm_request.contents.append(types.Content(role="user", parts=[types.Part(text=note)]))
 """,
+        # A dated agno agent that replays no history: each run's system prompt has nothing shared
+        # after it (info at most).
+        """
+from agno.agent import Agent
+planner = Agent(instructions=["Plan trips.", "Ask for the budget first."], add_datetime_to_context=True)
+""",
     ]
     INVALID = [
+        # An agent setting (rules/prompt_sinks.yaml agent_settings): agno writes the user's
+        # memories, rewritten after runs, into its system prompt, ahead of the history it replays.
+        """
+from agno.agent import Agent
+planner = Agent(instructions=["Plan trips.", "Ask for the budget first."], enable_user_memories=True,
+                add_history_to_context=True)
+""",
         # An ADK instruction provider: called before every model call, it reads the run's state
         # (rules/sources.yaml run_state), which tools change, ahead of the fixed guidelines.
         """
