@@ -36,6 +36,7 @@ COVERAGE = (
     ("user_messages", "user messages (the request's own input)"),
     ("history_windows", "settings that replay only the last turns (PC009)"),
     ("request_system", "model callbacks that rewrite the system prompt of a request"),
+    ("request_messages", "model callbacks that rewrite the message list of a request"),
     ("run_state", "run state handed to callbacks before every model call (per step)"),
 )
 

@@ -47,6 +47,7 @@ class Config:
     lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
     run_state: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attributes]
     request_system: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attribute paths]
+    request_messages: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [message list attributes]
     agent_settings: dict[str, Any] = field(default_factory=dict, hash=False)  # agent -> keyword -> what it adds
     setting_names: tuple[str, ...] = ()  # value names that are deployment settings (PC010)
     # Estimator
@@ -85,6 +86,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "run-state": "run_state",
     "request-system": "request_system",
     "agent-settings": "agent_settings",
+    "request-messages": "request_messages",
     "setting-names": "setting_names",
     "tokenizer": "tokenizer",
     "providers": "providers",
@@ -218,11 +220,12 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         ):
             raise fail("a table of category = [method names or globs]")
         return value
-    if name in ("system_messages", "agent_instructions", "run_state", "request_system"):
+    if name in ("system_messages", "agent_instructions", "run_state", "request_system", "request_messages"):
         if not isinstance(value, dict) or not all(
             isinstance(v, list) and all(isinstance(a, str) for a in v) for v in value.values()
         ):
-            raise fail("a table of qualified name = [attribute names]" if name in ("run_state", "request_system")
+            raise fail("a table of qualified name = [attribute names]"
+                       if name in ("run_state", "request_system", "request_messages")
                        else "a table of qualified name = [argument names or #N positions]")
         return value
     if name in ("wrappers", "prices"):

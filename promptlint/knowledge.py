@@ -97,6 +97,8 @@ class Knowledge:
     run_state: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Request objects a model callback rewrites (rules/prompt_sinks.yaml request_system): type -> attributes.
     request_system: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Their message lists (rules/prompt_sinks.yaml request_messages): type -> attributes.
+    request_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Agent settings that add changing system content (rules/prompt_sinks.yaml agent_settings):
     # constructor -> keyword -> what it adds.
     agent_settings: dict[str, dict[str, AgentSetting]] = field(default_factory=dict)
@@ -118,7 +120,7 @@ class Knowledge:
     def callback_types(self) -> frozenset[str]:
         """Last names of the request types a model callback rewrites (``LlmRequest``): how a
         callback's parameter annotation is recognised, before any import is resolved."""
-        return _last_names(self.request_system)
+        return _last_names([*self.request_system, *self.request_messages])
 
     @property
     def assembly_names(self) -> frozenset[str]:
@@ -179,7 +181,8 @@ def builtin_system_keywords() -> tuple[str, ...]:
 
 def builtin_callback_types() -> tuple[str, ...]:
     """Last names of the request types a model callback rewrites (rules/prompt_sinks.yaml)."""
-    return tuple(sorted(_last_names(_builtin_tables()[3].get("request_system", {}))))
+    sinks = _builtin_tables()[3]
+    return tuple(sorted(_last_names([*sinks.get("request_system", {}), *sinks.get("request_messages", {})])))
 
 
 def _last_names(qualnames: Iterable[str]) -> frozenset[str]:
@@ -290,6 +293,8 @@ def load_knowledge(config: Config) -> Knowledge:
                              for category, spec in sources_raw.get("lookup_receivers", {}).items())
     run_state = {**_argument_lists(sources_raw.get("run_state", {})), **_argument_lists(config.run_state)}
     request_system = {**_argument_lists(sinks_raw.get("request_system", {})), **_argument_lists(config.request_system)}
+    request_messages = {**_argument_lists(sinks_raw.get("request_messages", {})),
+                        **_argument_lists(config.request_messages)}
     agent_settings = _agent_settings(sinks_raw.get("agent_settings", {}), "rules/prompt_sinks.yaml")
     for name, keywords in _agent_settings(config.agent_settings, where).items():
         agent_settings[name] = {**agent_settings.get(name, {}), **keywords}
@@ -324,5 +329,6 @@ def load_knowledge(config: Config) -> Knowledge:
         lookup_receivers=lookup_receivers,
         run_state=run_state,
         request_system=request_system,
+        request_messages=request_messages,
         agent_settings=agent_settings,
     )

@@ -327,3 +327,58 @@ def test_a_malformed_agent_settings_table_is_a_clear_config_error(tmp_path: Path
     assert result.returncode == 2
     assert "x.Agent(stamp=True)" in result.stderr and "volatility must be one of" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+LEDGER_MIDDLEWARE = '''
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
+from langchain_core.messages import HumanMessage, SystemMessage
+
+def _after_system(messages: list, injected: list) -> list:
+    index = 0
+    while index < len(messages) and isinstance(messages[index], SystemMessage):
+        index += 1
+    return [*messages[:index], *injected, *messages[index:]]
+
+class LedgerMiddleware(AgentMiddleware):
+    def wrap_model_call(self, request: ModelRequest, handler):
+        ledger = "\\n".join(str(entry) for entry in request.state.get("ledger", []))
+        block = HumanMessage(content=f"<ledger>\\n{ledger}\\n</ledger>")
+        return handler(request.override(messages=_after_system(list(request.messages), [block])))
+'''
+
+
+def test_a_middleware_inserting_run_state_ahead_of_the_conversation(tmp_path: Path) -> None:
+    """INVALID: the ledger of the run's steps goes right after the system messages, ahead of the
+    whole conversation the request carries: every step that changes it misses that history."""
+    found = findings(tmp_path, {"app/ledger.py": LEDGER_MIDDLEWARE})
+    assert [(line, severity) for _, line, severity, _ in found] == [(12, "error")]
+    message = found[0][3]
+    assert "run-state `request.state`" in message and "the conversation history" in message
+    assert "messages set by a model callback: `request.override(messages=...)`" in message
+
+
+def test_a_middleware_appending_run_state_after_the_conversation_is_quiet(tmp_path: Path) -> None:
+    """VALID: the same ledger as the last message, after the conversation: nothing shared follows."""
+    appended = LEDGER_MIDDLEWARE.replace("_after_system(list(request.messages), [block])",
+                                         "[*request.messages, block]")
+    assert findings(tmp_path, {"app/ledger.py": appended}) == []
+
+
+def test_request_message_lists_are_extended_in_config(tmp_path: Path) -> None:
+    """A user's own request type: a callback prepending a dated turn to its conversation. The
+    callback is defined at module level, but the framework runs it before every call: the clock
+    is per request, not evaluated once at import time."""
+    config = apply_settings(Config(root=tmp_path, cache_dir=None),
+                            {"request-messages": {"myagents.Call": ["turns"]}}, "test")
+    assert load_knowledge(config).request_messages["myagents.Call"] == ("turns",)
+    assert "Call" in load_knowledge(config).callback_types
+    files = {"app/hooks.py": '''
+from datetime import datetime
+from myagents import Call
+
+def before_call(call: Call) -> None:
+    call.turns = [{"role": "user", "content": f"Now: {datetime.now()}"}, *call.turns]
+'''}
+    found = findings(tmp_path, files, config)
+    assert [(line, severity) for _, line, severity, _ in found] == [(5, "error")]
+    assert "`call.turns = ...`" in found[0][3]

@@ -352,8 +352,9 @@ class Evaluator:
                                               closure=self._closure(frame))
             if frame.depth < MAX_DEPTH and self.is_model_callback(stmt):
                 # A callback built here (`def modifier(ctx, llm_request)` returned by a factory): the
-                # framework runs it before every model call, so it is judged as if called now.
-                self.call_function(frame.locals[stmt.name], [], {}, frame, None)
+                # framework runs it before every model call, so it is judged as if called now, never
+                # as import-time code even when defined at module level.
+                self.call_function(frame.locals[stmt.name], [], {}, replace(frame, import_time=False), None)
         elif isinstance(stmt, ast.ClassDef) and frame.import_time:
             info = frame.module.classes.get(stmt.name)
             if info is not None:
@@ -503,6 +504,9 @@ class Evaluator:
             if path:
                 frame.locals[path] = value
             self.callback_system_text(target, value, frame)
+            if isinstance(base := frame.locals.get(_dotted(target.value) or ""), Obj) \
+                    and target.attr in self.knowledge.request_messages.get(base.type, ()):
+                self.callback_messages(frame, target, f"{ast.unparse(target)} = ...", value)
         elif isinstance(target, ast.Subscript):
             self.bind_subscript(target, value, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -731,7 +735,8 @@ class Evaluator:
                 return self.resolve_qualname(f"{base.qualname[7:]}.{attr}", frame)
             return Ref(f"{base.qualname}.{attr}")
         if isinstance(base, Obj):
-            field_value = base.field(attr) or self.run_state(base, attr, node, frame)
+            field_value = base.field(attr) or self.run_state(base, attr, node, frame) \
+                or self.request_conversation(base, attr, node, frame)
             if field_value is not None:
                 return field_value
             return Member(base, attr)
@@ -1055,6 +1060,10 @@ class Evaluator:
             if isinstance(receiver, _PLAIN_VALUES):
                 result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
                 return self.lookup_result(node, result, args, kwargs, frame)
+            if func.attr == "override" and isinstance(receiver, Obj):
+                for attr in self.knowledge.request_messages.get(receiver.type, ()):
+                    if attr in kwargs:
+                        self.callback_messages(frame, node, f"{frame.module.snippet(func)}({attr}=...)", kwargs[attr])
             callee = self.attribute(receiver, func.attr, frame, func)
         result = self.call(callee, args, kwargs, frame, node)
         return self.lookup_result(node, result, args, kwargs, frame)
@@ -1286,12 +1295,26 @@ class Evaluator:
             kind = self.knowledge.types.get(value.qualname)
             if kind is not None:
                 return Obj(kind)
-            if value.qualname in self.knowledge.run_state or value.qualname in self.knowledge.request_system:
+            if value.qualname in self.knowledge.run_state or value.qualname in self.knowledge.request_system \
+                    or value.qualname in self.knowledge.request_messages:
                 # A framework's run context (see run_state), or the request a model callback rewrites (bind).
                 return Obj(value.qualname)
         if isinstance(value, ClassVal) and frame.depth < MAX_DEPTH:
             return Instance(value.info)
         return None
+
+    def request_conversation(self, base: Obj, attr: str, node: ast.AST | None, frame: Frame) -> Value | None:
+        """The message list of a request a model callback receives (rules/prompt_sinks.yaml
+        request_messages): the run's conversation so far, the same on every later call."""
+        if attr not in self.knowledge.request_messages.get(base.type, ()) or node is None:
+            return None
+        expression = frame.module.snippet(node)
+        return Seq((Splice(Hole(Volatility.UNKNOWN, expression, frame.module.location(node), is_history=True)),))
+
+    def callback_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
+        """A new message list a model callback gives the request: the framework sends it as it is,
+        so it is judged in its own order."""
+        self.message_list(frame, node, f"messages set by a model callback: `{what}`", messages)
 
     def run_state(self, base: Obj, attr: str, node: ast.AST | None, frame: Frame) -> Value | None:
         """An attribute of a framework's run context that holds the run's state: it changes between
