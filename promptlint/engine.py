@@ -507,9 +507,30 @@ def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd
         (f.location.path, f.location.line, f.location.column, code)
         for f in kept.values() for code in RULES_BY_CODE[f.rule].supersedes
     }
-    result = [f for key, f in kept.items() if key not in superseded]
+    result = _one_per_origin([f for key, f in kept.items() if key not in superseded])
     result = [replace(f, fingerprint=fingerprint(f)) for f in result]
     return sorted(result, key=lambda f: (f.location.path, f.location.line, f.location.column, f.rule))
+
+
+def _one_per_origin(findings: list[Finding]) -> list[Finding]:
+    """One finding per value and call: the same value, born at one place, can enter one prompt at
+    several lines (a ledger's lines rendered by two helpers, seen from two evaluation contexts).
+    That is one root cause with one fix: the first place is kept (the most severe first), and
+    the others are listed on it."""
+    groups: dict[tuple, list[Finding]] = {}
+    for finding in findings:
+        source = finding.volatile_source
+        key = (finding.rule, finding.call_site.location, source.location) if source is not None else (id(finding),)
+        groups.setdefault(key, []).append(finding)
+    result = []
+    for group in groups.values():
+        group.sort(key=lambda f: (-f.severity.rank, f.location.path, f.location.line, f.location.column))
+        kept, others = group[0], group[1:]
+        if others:
+            kept = replace(kept, related=(*kept.related, *(RelatedLocation(f.location, "also enters the prompt here")
+                                                           for f in others)))
+        result.append(kept)
+    return result
 
 
 def _preferred(finding: Finding, current: Finding) -> bool:

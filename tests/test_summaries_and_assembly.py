@@ -644,3 +644,33 @@ def run(manager: Manager):
     found = findings(tmp_path, {**HEAD_REWRITE_APP, "app/manager.py": planner, "app/run.py": run})
     assert [(path, severity) for path, _, severity, _ in found] == [("app/manager.py", "error")]
     assert "clock `time.ctime()`" in found[0][3]
+
+
+def test_one_value_entering_one_prompt_at_two_lines_is_one_finding(tmp_path: Path) -> None:
+    """One root cause, one finding: the same value (one origin) reaching one call through two lines
+    (two helpers rendering parts of one block, seen from two evaluation contexts) is reported at the
+    first, with the other listed on it; another value at the same call stays a finding of its own."""
+    from dataclasses import replace
+
+    from promptlint.engine import finalize
+    from promptlint.model import Origin
+
+    source = '''
+import time
+from openai import OpenAI
+client = OpenAI()
+RULES = "Answer from the ledger only. " * 80
+def chat(history: list):
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"{time.time()}" + RULES}, *history])
+'''
+    root = write_tree(tmp_path, {"app.py": source})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [first] = result.findings
+    second = replace(first, location=replace(first.location, line=first.location.line + 1))
+    other_origin = replace(first.volatile_source, location=replace(first.volatile_source.location, line=2))
+    other = replace(first, location=replace(first.location, line=3), volatile_source=other_origin)
+    assert isinstance(other_origin, Origin)
+    kept = finalize([second, first, other], Config(root=root, cache_dir=None), [root], root)
+    assert [f.location.line for f in kept] == [3, first.location.line]
+    assert [r.message for r in kept[1].related if r.location == second.location] == ["also enters the prompt here"]
