@@ -60,6 +60,23 @@ class Location:
         return f"{self.path}:{self.line}:{self.column}"
 
 
+class HashedOnce:
+    """Frozen values hashed again and again (a call's arguments are its memo key, values deep):
+    the hash is computed once per object. Set as ``__hash__ = HashedOnce.__hash__`` in each class
+    body, where ``dataclass`` leaves it alone; never pickled, since another process hashes
+    strings differently."""
+
+    def __hash__(self) -> int:
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash(tuple(getattr(self, name) for name in self.__dataclass_fields__))  # type: ignore[attr-defined]
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where a volatile value is born, e.g. the ``datetime.now()`` call."""
@@ -71,24 +88,30 @@ class Origin:
 
 
 @dataclass(frozen=True)
-class Step:
+class Step(HashedOnce):
     """One hop a value made on its way into the prompt (assignment, call, return, template slot)."""
+
+    __hash__ = HashedOnce.__hash__
 
     location: Location
     description: str
 
 
 @dataclass(frozen=True)
-class Literal:
+class Literal(HashedOnce):
     """Prompt text known statically."""
+
+    __hash__ = HashedOnce.__hash__
 
     text: str
     location: Location | None = None
 
 
 @dataclass(frozen=True)
-class Hole:
+class Hole(HashedOnce):
     """Prompt content whose value is not known statically."""
+
+    __hash__ = HashedOnce.__hash__
 
     volatility: Volatility
     expression: str  # short source text of the expression, for messages

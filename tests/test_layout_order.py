@@ -359,3 +359,41 @@ def test_call_site_reads_the_model_from_the_call_or_the_client_object() -> None:
     owner = Obj("Client", (("model", lit("m")),))
     assert call_site(None, None, unnamed, {"model": lit("m")}, owner, WHERE, "f") == CallSite(  # type: ignore[arg-type]
         WHERE, "x.y", "x", None, "f")
+
+
+def test_values_hash_once_and_never_carry_the_hash_to_another_process() -> None:
+    """Values are memo keys (a call's arguments): their hash is kept on the object, but a copy
+    sent to a worker (pickled) hashes again there, where strings hash differently."""
+    import pickle
+    import subprocess
+    import sys
+
+    from promptlint.analysis.values import Seq, Text
+
+    value = Seq((Text((Literal("rules ", None), Hole(Volatility.PER_REQUEST, "now()", None))),))
+    assert hash(value) == hash(value) and "_hash" in value.__dict__
+    assert "_hash" not in pickle.loads(pickle.dumps(value)).__dict__
+    check = ("import pickle, sys\n"
+             "from promptlint.analysis.values import Seq, Text\n"
+             "from promptlint.model import Hole, Literal, Volatility\n"
+             "copy = pickle.loads(sys.stdin.buffer.read())\n"
+             "fresh = Seq((Text((Literal('rules ', None), Hole(Volatility.PER_REQUEST, 'now()', None))),))\n"
+             "assert {fresh: 1}[copy] == 1 and hash(copy) == hash(fresh)\n")
+    done = subprocess.run([sys.executable, "-c", check], input=pickle.dumps(value), capture_output=True,
+                          env={**__import__("os").environ, "PYTHONHASHSEED": "12345"})
+    assert done.returncode == 0, done.stderr.decode()
+
+
+def test_recording_a_step_leaves_a_value_without_volatile_holes_as_it_is() -> None:
+    """A number stays a number (`"-" * width` after `width = 40` repeats), and the same object
+    is kept, with its cached hash, when no hole is volatile."""
+    from promptlint.analysis.values import Number, Text, add_step
+    from promptlint.model import Step
+
+    step = Step(Location("app.py", 3, 1, 3, 6), "assigned to `width`")
+    number = Number((Literal("40", None),))
+    assert add_step(number, step) is number
+    text = Text((Literal("Hello ", None), Hole(Volatility.UNKNOWN, "name", None)))
+    assert add_step(text, step) is text
+    dated = Text((Hole(Volatility.PER_REQUEST, "now()", None),))
+    assert add_step(dated, step).segs[0].path == (step,)

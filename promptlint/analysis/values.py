@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Union
 
-from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Segment, Step, Volatility
+from promptlint.model import CacheBreakpoint, HashedOnce, Hole, Literal, Location, Segment, Step, Volatility
 
 # Ranking used to pick "the most volatile" hole of a value: what changes most often first.
 VOLATILITY_RANK = {
@@ -28,13 +28,16 @@ MAX_STEPS = 8
 
 
 @dataclass(frozen=True)
-class Text:
+class Text(HashedOnce):
     segs: tuple[Segment, ...]
+    __hash__ = HashedOnce.__hash__
 
 
 @dataclass(frozen=True)
 class Number(Text):
     """A numeric literal: formats like text, but ``5 * 1024`` is arithmetic, not repetition."""
+
+    __hash__ = HashedOnce.__hash__
 
 
 @dataclass(frozen=True)
@@ -45,15 +48,17 @@ class Splice:
 
 
 @dataclass(frozen=True)
-class Seq:
+class Seq(HashedOnce):
     items: tuple["Value", ...]
     order: Hole | None = None  # set when the order of items can change between runs
+    __hash__ = HashedOnce.__hash__
 
 
 @dataclass(frozen=True)
-class Mapping:
+class Mapping(HashedOnce):
     entries: tuple[tuple[str | None, "Value"], ...]
     order: Hole | None = None
+    __hash__ = HashedOnce.__hash__
 
     def get(self, key: str) -> "Value | None":
         for name, value in reversed(self.entries):
@@ -202,25 +207,41 @@ def is_structured(value: Value) -> bool:
 
 
 def map_holes(value: Value, change: Any, depth: int = 0) -> Value:
-    """Apply ``change(hole) -> hole`` to every hole of a value (used for caps and sanitizers)."""
+    """Apply ``change(hole) -> hole`` to every hole of a value (used for caps and sanitizers).
+    A value none of whose holes change is returned as it is (the same object, its type and its
+    cached hash kept): most assignments carry no volatile hole to record a step on."""
     if depth > 12:
         return value
     if isinstance(value, Text):
-        return Text(tuple(change(s) if isinstance(s, Hole) else s for s in value.segs))
+        segs = tuple(change(s) if isinstance(s, Hole) else s for s in value.segs)
+        return value if _unchanged(segs, value.segs) else type(value)(segs)
     if isinstance(value, Unknown):
-        return Unknown(change(value.hole))
+        hole = change(value.hole)
+        return value if hole is value.hole else Unknown(hole)
     if isinstance(value, Splice):
-        return Splice(change(value.hole))
+        hole = change(value.hole)
+        return value if hole is value.hole else Splice(hole)
     if isinstance(value, Seq):
-        return Seq(tuple(map_holes(i, change, depth + 1) for i in value.items),
-                   change(value.order) if value.order else None)
+        items = tuple(map_holes(i, change, depth + 1) for i in value.items)
+        order = change(value.order) if value.order else None
+        return value if _unchanged(items, value.items) and order is value.order else Seq(items, order)
     if isinstance(value, Mapping):
-        return Mapping(tuple((k, map_holes(v, change, depth + 1)) for k, v in value.entries),
-                       change(value.order) if value.order else None)
+        entries = tuple((k, map_holes(v, change, depth + 1)) for k, v in value.entries)
+        order = change(value.order) if value.order else None
+        if order is value.order and _unchanged([v for _, v in entries], [v for _, v in value.entries]):
+            return value
+        return Mapping(entries, order)
     if isinstance(value, Obj):
-        return replace(value, fields=tuple((k, map_holes(v, change, depth + 1)) for k, v in value.fields),
-                       args=tuple(map_holes(a, change, depth + 1) for a in value.args))
+        fields = tuple((k, map_holes(v, change, depth + 1)) for k, v in value.fields)
+        args = tuple(map_holes(a, change, depth + 1) for a in value.args)
+        if _unchanged([v for _, v in fields], [v for _, v in value.fields]) and _unchanged(args, value.args):
+            return value
+        return replace(value, fields=fields, args=args)
     return value
+
+
+def _unchanged(new: Any, old: Any) -> bool:
+    return all(a is b for a, b in zip(new, old))
 
 
 def add_step(value: Value, step: Step) -> Value:
