@@ -674,3 +674,54 @@ def chat(history: list):
     kept = finalize([second, first, other], Config(root=root, cache_dir=None), [root], root)
     assert [f.location.line for f in kept] == [3, first.location.line]
     assert [r.message for r in kept[1].related if r.location == second.location] == ["also enters the prompt here"]
+
+
+FILTERED_CONVERSATION_APP = {"app/agent.py": '''
+from dataclasses import dataclass
+
+RULES = "Answer with SQL only. Use the schema given. " * 60
+
+
+@dataclass
+class LlmRequest:
+    messages: list
+    system_prompt: str | None = None
+
+
+class Agent:
+    def __init__(self, memory, service, filters=None):
+        self.memory = memory
+        self.service = service
+        self.filters = filters or []
+
+    async def build(self, conversation, user_message: str) -> LlmRequest:
+        memories = await self.memory.search_text_memories(query=user_message)
+        system_prompt = RULES + "\\nRelevant memories:\\n" + "\\n".join(m.text for m in memories)
+        messages = [{"role": m.role, "content": m.content} for m in conversation.messages]
+        for f in self.filters:
+            messages = await f.filter_messages(messages)
+        return LlmRequest(messages=messages, system_prompt=system_prompt)
+'''}
+
+
+def test_a_conversation_passed_through_unknown_filters_still_follows_the_system_text(tmp_path: Path) -> None:
+    """INVALID: the messages go through filters the analysis cannot follow (`messages = await
+    f.filter_messages(messages)`); they are still the conversation the request sends after the
+    system text, so memories looked up for this message ahead of it are an error, not an
+    assumed-history info."""
+    found = findings(tmp_path, FILTERED_CONVERSATION_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 20, "error")]
+    assert "memory `self.memory.search_text_memories(query=user_message)`" in found[0][3]
+
+
+def test_a_filtered_conversation_with_the_memories_in_the_last_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the memories go in a last user turn after the filtered conversation."""
+    source = FILTERED_CONVERSATION_APP["app/agent.py"].replace(
+        'system_prompt = RULES + "\\nRelevant memories:\\n" + "\\n".join(m.text for m in memories)',
+        'system_prompt = RULES')
+    source = source.replace("return LlmRequest(messages=messages, system_prompt=system_prompt)",
+                            'notes = "\\n".join(m.text for m in memories)\n'
+                            '        return LlmRequest(messages=[*messages, {"role": "user", "content": notes}], '
+                            'system_prompt=system_prompt)')
+    assert "system_prompt = RULES\n" in source and "notes =" in source
+    assert findings(tmp_path, {"app/agent.py": source}) == []

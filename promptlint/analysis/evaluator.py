@@ -304,7 +304,7 @@ class Evaluator:
     def run_stmt(self, stmt: ast.stmt, frame: Frame) -> None:
         self.tick()
         if isinstance(stmt, ast.Assign):
-            value = self.eval(stmt.value, frame)
+            value = self.kept_conversation(stmt, self.eval(stmt.value, frame), frame)
             for target in stmt.targets:
                 self.bind(target, value, frame)
         elif isinstance(stmt, ast.AnnAssign):
@@ -492,6 +492,19 @@ class Evaluator:
         return unknown(frame.module.snippet(node) + " item", frame.module.location(node))
 
     # --- binding -----------------------------------------------------------------------------
+
+    def kept_conversation(self, stmt: ast.Assign, value: Value, frame: Frame) -> Value:
+        """`messages = await f.filter_messages(messages)`: a list handed to a call the analysis
+        cannot follow and assigned back to its own name is that list, filtered or enhanced, so
+        the messages a request sends after its system text stay known. Only a list with nothing
+        volatile in it is kept: an unknown call never makes a value volatile."""
+        call = stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value
+        if not isinstance(value, Unknown) or not isinstance(call, ast.Call) or len(stmt.targets) != 1 \
+                or not isinstance(target := stmt.targets[0], ast.Name) \
+                or not any(isinstance(a, ast.Name) and a.id == target.id for a in call.args):
+            return value
+        kept = frame.locals.get(target.id)
+        return kept if isinstance(kept, Seq) and kept.items and most_volatile(kept) is None else value
 
     def bind(self, target: ast.expr, value: Value, frame: Frame, step: bool = True) -> None:
         if isinstance(target, ast.Name):
