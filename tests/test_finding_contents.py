@@ -58,6 +58,21 @@ def ask(question: str, history: list) -> str:
     assert related(f) == [(8, 5, "assigned to `system`"), (9, 12, f"reaches the `{CALL}` call here")]
 
 
+
+def test_a_second_value_that_changes_as_often_is_listed_on_the_first(tmp_path: Path) -> None:
+    """One finding per prompt, but moving only the clock would leave the request id ahead of the
+    rules: the id is listed on the finding, at its origin."""
+    [f] = findings(tmp_path, '''
+import uuid
+def ask(question: str, history: list) -> str:
+    request_id = uuid.uuid4()
+    system = f"Now: {datetime.now()}. Request {request_id}. " + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''')
+    assert (f.location.line, f.message.startswith("per-request clock `datetime.now()`")) == (10, True)
+    assert (9, 18, "per-request uuid `uuid.uuid4()` also changes here: move it too") in related(f)
+
 def test_estimate_follows_the_finding_to_its_layout(tmp_path: Path) -> None:
     """The estimate reads the layout and the position of the value the finding names."""
     [f] = findings(tmp_path, '''

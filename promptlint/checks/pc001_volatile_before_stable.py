@@ -80,7 +80,9 @@ are assumed to live for one conversation. Unknown values (parameters, I/O) are n
 they are derived from the final user turn, named like the request's input, or returned by a
 lookup. Inferred wrappers are matched by the callee's last name (every project
 definition of that name), so a volatile value passed to an unrelated function of the same name as
-a wrapper is reported too; a lookup keyed by a constant is not request-derived.
+a wrapper is reported too; a lookup keyed by a constant is not request-derived. One prompt gets
+one finding, at its first value; a later value that changes as often is listed on it ("also
+changes here: move it too"), since moving only the first would not fix the prompt.
 
 ## Fix safety
 No automatic fix: moving content changes what the model reads. `--unsafe-fixes` offers to move an
@@ -89,6 +91,7 @@ f-string's volatile field to the final user message where the layout is simple.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from promptlint.checks.base import (
@@ -102,7 +105,7 @@ from promptlint.checks.base import (
     stable_after,
     volatile_holes,
 )
-from promptlint.model import Finding, Hole, Literal, PromptLayout, Severity, Volatility
+from promptlint.model import Finding, Hole, Literal, PromptLayout, RelatedLocation, Severity, Volatility
 
 ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
@@ -358,6 +361,7 @@ async def local_query(query, store, model_func):
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         reported = -1  # scope rank of the most volatile value reported so far in this prompt
+        found: list[Finding] = []
         for index, part, hole in volatile_holes(layout):
             if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE:
                 continue
@@ -365,7 +369,10 @@ async def local_query(query, store, model_func):
                 continue
             rank = SCOPE_RANK[hole.volatility]
             if rank <= reported:
-                continue  # the prefix already misses from an earlier value that changes as often
+                # The prefix already misses from an earlier value that changes as often: not a
+                # finding of its own, but moving only the first value would not fix the prompt.
+                found[-1] = _also_changes(found[-1], hole) if found else found[-1]
+                continue
             reported = rank
             after = stable_after(layout, index)
             if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
@@ -375,7 +382,17 @@ async def local_query(query, store, model_func):
                        f"`{layout.call.api}` prompt; {consequence}")
             if after.only_assumed:
                 message += f" (assumed: {after.assumed})"
-            yield self.finding(layout, layout_index, index, hole, severity, message)
+            found.append(self.finding(layout, layout_index, index, hole, severity, message))
+        return found
+
+
+def _also_changes(finding: Finding, hole: Hole) -> Finding:
+    """A later value that changes as often, listed on the finding of the first: it has to move too."""
+    where = hole.origin.location if hole.origin is not None else hole.location
+    if where is None or where == finding.location or any(r.location == where for r in finding.related):
+        return finding
+    note = f"{describe_hole(hole)} also changes here: move it too"
+    return replace(finding, related=(*finding.related, RelatedLocation(where, note)))
 
 
 def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
