@@ -725,3 +725,47 @@ def test_a_filtered_conversation_with_the_memories_in_the_last_turn_is_quiet(tmp
                             'system_prompt=system_prompt)')
     assert "system_prompt = RULES\n" in source and "notes =" in source
     assert findings(tmp_path, {"app/agent.py": source}) == []
+
+
+CHAINED_REPLACE_APP = {"app/worker.py": '''
+class Worker:
+    def __init__(self, agent, knowledge_base):
+        self.agent = agent
+        self.knowledge_base = knowledge_base
+
+    def start_subtask(self, subtask: str, instruction: str):
+        experience = self.knowledge_base.retrieve_episodic_experience(subtask)
+        instruction += "\\nSimilar subtask experience: " + experience
+        self.agent.add_system_prompt(
+            self.agent.system_prompt.replace("SUBTASK_DESCRIPTION", subtask)
+            .replace("TASK_DESCRIPTION", instruction))
+''', "app/agent.py": '''
+class Agent:
+    def __init__(self, client, system_prompt):
+        self.client = client
+        self.system_prompt = system_prompt
+        self.messages = [{"role": "system", "content": system_prompt}]
+
+    def add_system_prompt(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.messages[0] = {"role": "system", "content": system_prompt}
+
+    def get_response(self):
+        return self.client.chat.completions.create(model="gpt-4o", messages=self.messages)
+'''}
+
+
+def test_a_value_replaced_into_a_template_the_analysis_cannot_see_after_an_earlier_one(tmp_path: Path) -> None:
+    """INVALID: `unknown.replace("SUBTASK_DESCRIPTION", s).replace("TASK_DESCRIPTION", t)`: the
+    second placeholder is in the template text we cannot see too, so the retrieved experience in
+    `t` sits ahead of the rest of that (fixed) prompt and of the agent's kept conversation."""
+    found = findings(tmp_path, CHAINED_REPLACE_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/worker.py", 8, "error")]
+    assert "retrieval `self.knowledge_base.retrieve_episodic_experience(subtask)`" in found[0][3]
+
+
+def test_values_replaced_into_an_unseen_template_without_a_lookup_are_quiet(tmp_path: Path) -> None:
+    """VALID: the same chain filling in the subtask's own names only."""
+    worker = CHAINED_REPLACE_APP["app/worker.py"].replace(
+        "self.knowledge_base.retrieve_episodic_experience(subtask)", '"none recorded"')
+    assert findings(tmp_path, {**CHAINED_REPLACE_APP, "app/worker.py": worker}) == []

@@ -642,10 +642,23 @@ def text_method(ev: "Evaluator", receiver: Text, name: str, args: list[Value], k
             return Text(tuple(Literal(s.text.replace(old, literal_text(new) or ""), s.location)
                               if isinstance(s, Literal) else s for s in receiver.segs))
         inserted = as_text(new, frame.module.location(node))
+        if old and not any(isinstance(seg, Literal) and old in seg.text for seg in receiver.segs):
+            return _into_unseen_rest(receiver, inserted)
         if old:
             return Text(tuple(piece for seg in receiver.segs for piece in _replace_in(seg, old, inserted)))
         return concat(receiver.segs, inserted)
     return unknown(frame.module.snippet(node), frame.module.location(node))
+
+
+def _into_unseen_rest(receiver: Text, inserted: tuple[Any, ...]) -> Text:
+    """A placeholder not in the text we can see, on a template filled by ``replace`` (`unknown
+    .replace("SUBTASK", s).replace("TASK", t)`): it is in the rest we cannot see (filled_unknown),
+    so the value goes where that rest starts, after the values filled before it."""
+    at = next((i for i, seg in enumerate(receiver.segs) if isinstance(seg, Hole) and seg.assumption == UNSEEN_REST),
+              None)
+    if at is None:
+        return receiver
+    return Text((*receiver.segs[:at], *inserted, *receiver.segs[at:]))
 
 
 def _replace_in(seg: Any, old: str, inserted: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -663,6 +676,9 @@ def _replace_in(seg: Any, old: str, inserted: tuple[Any, ...]) -> tuple[Any, ...
     return tuple(pieces)
 
 
+UNSEEN_REST = "the template text around the inserted value is the same on every call"
+
+
 def filled_unknown(receiver: Unknown, values: list[Value], frame: "Frame", node: ast.Call) -> Value | None:
     """``unknown_template.replace("{date}", now)`` / ``.format(date=now)``: the volatile values
     sit somewhere inside text we cannot see, which is taken to be the same on every call."""
@@ -676,8 +692,7 @@ def filled_unknown(receiver: Unknown, values: list[Value], frame: "Frame", node:
         inserted_values = [v for v in values if isinstance(v, Unknown)]
         if not inserted_values:
             return None
-    rest = Hole(Volatility.STABLE, f"the rest of `{receiver.hole.expression}`", where,
-                assumption="the template text around the inserted value is the same on every call")
+    rest = Hole(Volatility.STABLE, f"the rest of `{receiver.hole.expression}`", where, assumption=UNSEEN_REST)
     inserted = tuple(seg for value in inserted_values for seg in as_text(value, where, "value"))
     return Text((receiver.hole, *inserted, rest))
 

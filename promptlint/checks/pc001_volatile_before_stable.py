@@ -371,7 +371,8 @@ async def local_query(query, store, model_func):
             if rank <= reported:
                 # The prefix already misses from an earlier value that changes as often: not a
                 # finding of its own, but moving only the first value would not fix the prompt.
-                found[-1] = _also_changes(found[-1], hole) if found else found[-1]
+                if found:
+                    found[-1] = _also_changes(found[-1], hole)
                 continue
             reported = rank
             after = stable_after(layout, index)
