@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from collections.abc import Iterable
 from typing import Any
@@ -116,7 +116,7 @@ class Knowledge:
                 return category
         return None
 
-    @property
+    @cached_property
     def callback_types(self) -> frozenset[str]:
         """Last names of the request types a model callback rewrites (``LlmRequest``): how a
         callback's parameter annotation is recognised, before any import is resolved."""
@@ -214,7 +214,8 @@ def _agent_settings(table: dict[str, Any], where: str) -> dict[str, dict[str, Ag
     settings: dict[str, dict[str, AgentSetting]] = {}
     for name, keywords in table.items():
         if not isinstance(keywords, dict):
-            raise ConfigError(f"{where}: agent settings of '{name}' must be a table of keyword = {{volatility, category, text}}")
+            raise ConfigError(f"{where}: agent settings of '{name}' must be a table of "
+                              "keyword = {volatility, category, text}")
         settings[name] = {}
         for keyword, raw in keywords.items():
             source = _parse_source(f"{name}({keyword}=True)", raw, where)

@@ -69,7 +69,8 @@ class HashedOnce:
     def __hash__(self) -> int:
         cached = self.__dict__.get("_hash")
         if cached is None:
-            cached = hash(tuple(getattr(self, name) for name in self.__dataclass_fields__))  # type: ignore[attr-defined]
+            fields = self.__dataclass_fields__  # type: ignore[attr-defined]
+            cached = hash(tuple(getattr(self, name) for name in fields))
             object.__setattr__(self, "_hash", cached)
         return cached
 

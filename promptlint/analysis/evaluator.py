@@ -51,6 +51,7 @@ from promptlint.analysis.values import (
     as_text,
     cap_volatility,
     concat,
+    conversation,
     drop_order,
     holes_of,
     is_structured,
@@ -212,6 +213,8 @@ class Evaluator:
         # request_system), plus the `text` of that attribute's parts.
         self._callback_targets = frozenset(path.rsplit(".", 1)[-1] for paths in knowledge.request_system.values()
                                            for path in paths) | {"text"}
+        # ... and the attributes holding a request's message list (request_messages).
+        self._message_targets = frozenset(a for attrs in knowledge.request_messages.values() for a in attrs)
         self._calls: dict[CallKey, tuple[Value, dict[str, Value]]] = {}
         self._constants: dict[ast.Constant, Value] = {}
         self._guards: dict[int, str | None] = {}
@@ -517,7 +520,8 @@ class Evaluator:
             if path:
                 frame.locals[path] = value
             self.callback_system_text(target, value, frame)
-            if isinstance(base := frame.locals.get(_dotted(target.value) or ""), Obj) \
+            if target.attr in self._message_targets \
+                    and isinstance(base := frame.locals.get(_dotted(target.value) or ""), Obj) \
                     and target.attr in self.knowledge.request_messages.get(base.type, ()):
                 self.callback_messages(frame, target, f"{ast.unparse(target)} = ...", value)
         elif isinstance(target, ast.Subscript):
@@ -548,9 +552,8 @@ class Evaluator:
         if (target.attr != "text" or ".parts[" in written) and any(
                 isinstance(v, Obj) and v.type in self.knowledge.request_system for v in frame.locals.values()):
             # The framework sends the run's history after the system instruction: known, not assumed.
-            history = Unknown(Hole(Volatility.UNKNOWN, "the agent's session history", None, is_history=True))
             self.assembled(frame, target, f"set by a model callback: `{written}`", value,
-                           messages=history)
+                           messages=conversation("the agent's session history"))
 
     def bind_subscript(self, target: ast.Subscript, value: Value, frame: Frame) -> None:
         path = _dotted(target.value)
@@ -1321,8 +1324,7 @@ class Evaluator:
         request_messages): the run's conversation so far, the same on every later call."""
         if attr not in self.knowledge.request_messages.get(base.type, ()) or node is None:
             return None
-        expression = frame.module.snippet(node)
-        return Seq((Splice(Hole(Volatility.UNKNOWN, expression, frame.module.location(node), is_history=True)),))
+        return conversation(frame.module.snippet(node), frame.module.location(node))
 
     def callback_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
         """A new message list a model callback gives the request: the framework sends it as it is,
@@ -1663,7 +1665,7 @@ class Evaluator:
         content: list[Value] = []
         for keyword in node.keywords:
             setting = settings.get(keyword.arg or "")
-            if setting is None or _literal_flag(node, keyword.arg) is not True \
+            if setting is None or _flag(keyword.value) is not True \
                     or (setting.unless is not None and _literal_flag(node, setting.unless) is False):
                 continue
             where = frame.module.location(keyword.value)
@@ -1680,8 +1682,7 @@ class Evaluator:
         _, when = self.knowledge.history_windows.get(qualname, ((), ()))
         if not any(_literal_flag(node, keyword) is True for keyword in when):
             return None
-        return Seq((Splice(Hole(Volatility.UNKNOWN, f"the conversation `{agent}` replays after it", None,
-                                is_history=True)),))
+        return conversation(f"the conversation `{agent}` replays after it")
 
     def instructions_piece(self, value: Value, agent: str, frame: Frame) -> Value:
         """One argument of an agent constructor, as the system text it becomes. A function passed
@@ -1714,8 +1715,7 @@ class Evaluator:
         if messages is None and any(slot[0] == "h" for slot in slots):
             # The callee writes the text over the head of the list it keeps (`self.messages[0] =
             # {"role": "system", ...}`): the conversation in that list follows it.
-            kept = Hole(Volatility.UNKNOWN, f"the messages `{name}()` keeps after it", None, is_history=True)
-            messages = Seq((Splice(kept),))
+            messages = conversation(f"the messages `{name}()` keeps after it")
         for slot in slots:
             if slot[0] == "m":
                 self.wrapper_messages(name, slot, args, kwargs, frame, node)
@@ -1850,10 +1850,11 @@ def _repeat(value: Value, count: Value) -> Value | None:
 
 def _literal_flag(call: ast.Call, keyword: str) -> bool | None:
     """The literal `True`/`False` a call passes for a keyword; None when it passes anything else."""
-    value = next((k.value for k in call.keywords if k.arg == keyword), None)
-    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
-        return value.value
-    return None
+    return _flag(next((k.value for k in call.keywords if k.arg == keyword), None))
+
+
+def _flag(value: ast.expr | None) -> bool | None:
+    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
 
 
 def _slot_node(call: ast.Call, slot: str) -> ast.expr | None:

@@ -206,6 +206,12 @@ def is_structured(value: Value) -> bool:
     return isinstance(value, (Mapping, Obj, Instance))
 
 
+def conversation(expression: str, where: Location | None = None) -> Seq:
+    """A conversation known to follow (a history, not assumed): what a callee keeps, a framework
+    replays or a request carries, as a list of unknown messages."""
+    return Seq((Splice(Hole(Volatility.UNKNOWN, expression, where, is_history=True)),))
+
+
 def map_holes(value: Value, change: Any, depth: int = 0) -> Value:
     """Apply ``change(hole) -> hole`` to every hole of a value (used for caps and sanitizers).
     A value none of whose holes change is returned as it is (the same object, its type and its
