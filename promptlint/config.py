@@ -41,6 +41,7 @@ class Config:
     stable: tuple[str, ...] = ()  # allowlist of qualified names / attribute paths known stable
     sanitizers: tuple[str, ...] = ()
     wrappers: tuple[dict[str, Any], ...] = ()
+    client_wrappers: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [client args]
     system_messages: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [text args]
     agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
     chat_templates: tuple[str, ...] = ()  # chat template constructors judged where they are built
@@ -79,6 +80,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "stable": "stable",
     "sanitizers": "sanitizers",
     "wrappers": "wrappers",
+    "client-wrappers": "client_wrappers",
     "system-messages": "system_messages",
     "agent-instructions": "agent_instructions",
     "chat-templates": "chat_templates",
@@ -220,7 +222,8 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         ):
             raise fail("a table of category = [method names or globs]")
         return value
-    if name in ("system_messages", "agent_instructions", "run_state", "request_system", "request_messages"):
+    if name in ("system_messages", "agent_instructions", "run_state", "request_system", "request_messages",
+                "client_wrappers"):
         if not isinstance(value, dict) or not all(
             isinstance(v, list) and all(isinstance(a, str) for a in v) for v in value.values()
         ):

@@ -562,13 +562,18 @@ def _seen_through_another(finding: Finding, findings: Iterable[Finding]) -> bool
     if finding.volatile_source is None or finding.volatile_source.category != "request-derived":
         return False
     site = finding.call_site
-    if finding.location.path != site.location.path:
+    if finding.location.path != site.location.path or _helper_result(finding):
         return False  # built elsewhere (a knowledge formatter): a place of its own to fix
     return any(other.location != finding.location and other.rule == finding.rule
                and other.call_site.location.path == site.location.path and other.call_site.function == site.function
                and other.volatile_source is not None and other.volatile_source.category != "request-derived"
                and other.volatile_source.volatility == finding.volatile_source.volatility
                for other in findings)
+
+
+def _helper_result(finding: Finding) -> bool:
+    """The value is what a helper returned, placed where it came back (``kb_prompt(chunks)``)."""
+    return any(r.location == finding.location and r.message.startswith("returned by") for r in finding.related)
 
 
 def _judged_in_callee(finding: Finding, findings: Iterable[Finding]) -> bool:

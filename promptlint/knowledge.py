@@ -72,6 +72,8 @@ class Knowledge:
     types: dict[str, str]
     chaining: dict[str, frozenset[str]]
     apis: dict[str, ApiSpec]  # callable -> spec
+    # Calls giving back the client they wrap (rules/llm_calls.yaml client_wrappers): name -> [args]
+    client_wrappers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     stable: tuple[str, ...] = ()
     trigger_words: tuple[str, ...] = field(default=())
     api_method_names: frozenset[str] = frozenset()
@@ -115,6 +117,11 @@ class Knowledge:
                                          for part in _name_parts(receiver or "") for word in words):
                 return category
         return None
+
+    @cached_property
+    def client_types(self) -> frozenset[str]:
+        """The abstract client types the constructors in ``types`` make (``openai.client``)."""
+        return frozenset(self.types.values())
 
     @cached_property
     def callback_types(self) -> frozenset[str]:
@@ -299,8 +306,11 @@ def load_knowledge(config: Config) -> Knowledge:
     agent_settings = _agent_settings(sinks_raw.get("agent_settings", {}), "rules/prompt_sinks.yaml")
     for name, keywords in _agent_settings(config.agent_settings, where).items():
         agent_settings[name] = {**agent_settings.get(name, {}), **keywords}
+    client_wrappers = {**_argument_lists(calls_raw.get("client_wrappers", {})),
+                       **_argument_lists(config.client_wrappers)}
     triggers = {name.split(".")[0] for name in calls_raw["types"]}
-    triggers |= {name.split(".")[0] for name in [*apis, *system_messages, *agent_instructions, *agent_settings]}
+    triggers |= {name.split(".")[0] for name in [*apis, *system_messages, *agent_instructions, *agent_settings,
+                                                 *client_wrappers]}
     return Knowledge(
         sources=sources,
         identifier_names=identifier_names,
@@ -310,6 +320,7 @@ def load_knowledge(config: Config) -> Knowledge:
         types=dict(calls_raw["types"]),
         chaining={k: frozenset(v) for k, v in calls_raw.get("chaining", {}).items()},
         apis=apis,
+        client_wrappers=client_wrappers,
         stable=config.stable,
         trigger_words=tuple(sorted(triggers)),
         api_method_names=frozenset(_call_suffix(name) for name in apis) | {"send_message"},

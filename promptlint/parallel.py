@@ -26,7 +26,13 @@ from promptlint.analysis import index
 from promptlint.analysis.index import ClassInfo, ModuleInfo
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
-from promptlint.analysis.derived import derived_names, input_names, mark_request_derived, parameter_names
+from promptlint.analysis.derived import (
+    derived_names,
+    input_names,
+    mark_request_derived,
+    parameter_names,
+    user_turn_names,
+)
 from promptlint.analysis.summaries import is_test_path, sink_shapes
 from promptlint.cache import Definitions, FileFacts
 from promptlint.facts import FactsTask, file_facts
@@ -219,10 +225,19 @@ class LayoutCollector:
         named = self.named_inputs(frame)
         inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
                                       for seg in part.segments if isinstance(seg, Hole)])
+        # What a user message built in the same function is made of is the request's input there
+        # too (`summarize(article)` sends the article as the user's turn of one call and opens the
+        # system text of the next with it): the same reading as at an assembly point.
+        inputs |= self.user_turn_inputs(frame.function)
         if not inputs:
             return layout
         return mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named,
                                     scope=frame.module.location(frame.function))
+
+    def user_turn_inputs(self, function: ast.AST) -> set[str]:
+        users = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}
+        return user_turn_names(function, self.knowledge.user_roles, self.knowledge.content_keys, users,
+                               self.knowledge.role_keys)
 
     def named_inputs(self, frame: Frame) -> frozenset[str]:
         """Parameters named like the request's own input (rules/prompt_sinks.yaml request_inputs)."""

@@ -25,6 +25,7 @@ from promptlint.model import Hole, Location, Origin, Part, PromptLayout, Volatil
 BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
 WORD = re.compile(r"[A-Za-z_]\w*")
 ASSIGNED = re.compile(r"assigned to `([A-Za-z_][\w.]*)`")
+RETURNED_BY = re.compile(r"returned by `([^`]+)`")
 NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
 DERIVED = "request-derived"  # the origin category of request-derived holes
 
@@ -209,12 +210,25 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
     if not found:
         return hole
     source = ", ".join(f"`{name}`" for name in sorted(inputs & derived))
+    hole = _as_entered(hole, scope)
     origin = Origin(hole.location, f"derived from {source}", DERIVED, Volatility.PER_REQUEST)
     via = "" if found[0] in inputs else f" and `{found[0]}` is computed from it"
     what = "taken by its name to be the request's own input" if inputs & derived <= named \
         else "the request's own input (the final user turn)"
     return replace(hole, volatility=Volatility.PER_REQUEST, origin=origin,
                    assumption=f"{source} is {what}{via}, so this text changes with every request")
+
+
+def _as_entered(hole: Hole, scope: Location | None) -> Hole:
+    """A derived value as the definition judged sees it: text a helper made (`"ID: {i}"` inside
+    `kb_prompt`) is the helper's result, where it came back (`knowledges = kb_prompt(chunks)`)."""
+    if scope is None or hole.location is None or scope.contains(hole.location):
+        return hole
+    step = next((step for step in hole.path if scope.contains(step.location)), None)
+    if step is None:
+        return hole
+    named = RETURNED_BY.match(step.description)
+    return replace(hole, location=step.location, expression=named.group(1) if named else hole.expression)
 
 
 def _used(value: ast.AST) -> set[str]:

@@ -849,11 +849,11 @@ class Evaluator:
                     return found
             return unknown(frame.module.snippet(node), frame.module.location(node))
         if isinstance(base, Seq) and isinstance(node.slice, ast.Slice):
-            return base
+            return _sliced(base, node.slice)
         if isinstance(base, Seq) and key is not None and key.lstrip("-").isdigit():
-            index = int(key)
-            if not any(isinstance(i, Splice) for i in base.items) and -len(base.items) <= index < len(base.items):
-                return base.items[index]
+            found = _item(base, int(key))
+            if found is not None:
+                return found
         if isinstance(base, Unknown) and base.hole.volatility.is_volatile:
             return base
         path = _dotted(node.value)
@@ -1050,9 +1050,18 @@ class Evaluator:
             self.bind(extra.target, unknown("item"), sub, step=False)
         produced = produce(sub)
         hole = Hole(Volatility.UNKNOWN, frame.module.snippet(node), frame.module.location(node))
-        volatile = [v for v in produced if most_volatile(v)]
+        # Messages copied from a list of unknown length, each keeping its own role (`[{"role":
+        # m["role"], "content": clean(m["content"])} for m in messages]`): the conversation, not
+        # one message that stands for all.
+        volatile = [v for v in produced if most_volatile(v) and not self.copied_message(v)]
         items_out: tuple[Value, ...] = tuple(volatile) if volatile else (Splice(hole),)
         return Seq(items_out, order)
+
+    def copied_message(self, value: Value) -> bool:
+        if not isinstance(value, Mapping):
+            return False
+        role = next((value.get(key) for key in self.knowledge.role_keys if value.get(key) is not None), None)
+        return role is not None and literal_text(role) is None
 
     # --- calls -------------------------------------------------------------------------------
 
@@ -1138,6 +1147,9 @@ class Evaluator:
             # tree): the model knows what it builds; running its code would lose the message roles.
             return self.call_external(callee.info.qualname, args, kwargs, frame, node)
         if isinstance(callee, FuncVal):
+            if callee.qualname in self.knowledge.client_wrappers:
+                # instructor's own `from_openai` in its repository: the knowledge says what it gives back
+                return self.call_external(callee.qualname, args, kwargs, frame, node)
             if callee.qualname in self.knowledge.apis:  # a project function declared as a wrapper
                 self.report_sink(frame, node, callee.qualname, args, kwargs, None)
             return self.call_function(callee, args, kwargs, frame, node)
@@ -1174,7 +1186,10 @@ class Evaluator:
                 self._calls[key] = cached
         result, self_updates = cached
         if where is not None:
-            result = add_step(result, Step(where, f"returned by `{func.qualname.rsplit('.', 1)[-1]}()`"))
+            # In an entry, text a helper made is also marked where it came back (`knowledges =
+            # kb_prompt(chunks)`): should the entry find it request-derived, that is its origin.
+            result = add_step(result, Step(where, f"returned by `{func.qualname.rsplit('.', 1)[-1]}()`"),
+                              unknown_too=self.on_assembly is not None)
         if shares_self:
             frame.locals.update(self_updates)  # what a method sets on `self` the caller sees afterwards
         return result
@@ -1442,6 +1457,9 @@ class Evaluator:
         type_name = self.client_type(qualname, args)
         if type_name is not None:
             return Obj(type_name, tuple(kwargs.items()), tuple(args))
+        wrapped = self.wrapped_client(qualname, args, kwargs)
+        if wrapped is not None:
+            return wrapped
         if qualname in knowledge.sanitizers:
             return self.sanitize(qualname, args, frame, node)
         module_client = self.module_client_call(qualname)
@@ -1463,11 +1481,23 @@ class Evaluator:
         return unknown(frame.module.snippet(node) if node is not None else qualname, where)
 
     def module_client_call(self, qualname: str) -> str | None:
-        # `import openai; openai.chat.completions.create(...)`: the module acts as a client.
-        head, _, rest = qualname.partition(".")
-        kind = self.knowledge.types.get(head)
-        if kind and rest and f"{kind}.{rest}" in self.knowledge.apis:
-            return f"{kind}.{rest}"
+        # `import openai; openai.chat.completions.create(...)`: the module acts as a client (also
+        # a drop-in replacement module: `from langfuse.openai import openai`).
+        dot = qualname.find(".")
+        while dot > 0:
+            kind = self.knowledge.types.get(qualname[:dot])
+            if kind and f"{kind}{qualname[dot:]}" in self.knowledge.apis:
+                return f"{kind}{qualname[dot:]}"
+            dot = qualname.find(".", dot + 1)
+        return None
+
+    def wrapped_client(self, qualname: str, args: list[Value], kwargs: dict[str, Value]) -> Obj | None:
+        """The client a wrapper gives back (rules/llm_calls.yaml client_wrappers): instructor's
+        ``from_openai(OpenAI())`` sends the same requests as the client it wraps."""
+        for spec in self.knowledge.client_wrappers.get(qualname, ()):
+            client = argument(spec, args, kwargs, None)
+            if isinstance(client, Obj) and client.type in self.knowledge.client_types:
+                return client
         return None
 
     def client_type(self, qualname: str, args: list[Value]) -> str | None:
@@ -2017,6 +2047,27 @@ _BUILTINS = {
 
 
 # Calls made for their side effect on a container or template we track.
+def _item(seq: Seq, index: int) -> Value | None:
+    """``msg[0]`` of ``[system, *history]``: an item before the first list of unknown length (or,
+    counted from the end, after the last one) is known."""
+    items = seq.items
+    splices = [i for i, item in enumerate(items) if isinstance(item, Splice)]
+    if index >= 0:
+        return items[index] if index < (splices[0] if splices else len(items)) else None
+    return items[index] if -index <= (len(items) - 1 - splices[-1] if splices else len(items)) else None
+
+
+def _sliced(seq: Seq, bounds: ast.Slice) -> Seq:
+    """``msg[1:]``: the items after a literal start, when they all come before any list of unknown
+    length; other slices keep the whole list (what it holds, in its order)."""
+    start = bounds.lower
+    if bounds.upper is not None or bounds.step is not None or not isinstance(start, ast.Constant) \
+            or not isinstance(start.value, int) or isinstance(start.value, bool) or start.value < 0:
+        return seq
+    first_splice = next((i for i, item in enumerate(seq.items) if isinstance(item, Splice)), len(seq.items))
+    return Seq(seq.items[start.value:], seq.order) if start.value <= first_splice else seq
+
+
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "shuffle", "sort",
                        "reverse", "pop", "remove", "discard", "clear", "__setitem__"})
 _PLAIN_VALUES = (Text, Seq, Mapping, PathVal, TemplateVal, Unknown, NoneVal, Splice)

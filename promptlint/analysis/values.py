@@ -250,11 +250,13 @@ def _unchanged(new: Any, old: Any) -> bool:
     return all(a is b for a, b in zip(new, old))
 
 
-def add_step(value: Value, step: Step) -> Value:
-    """Record a hop (assignment, return, template slot) on every volatile hole of a value."""
+def add_step(value: Value, step: Step, unknown_too: bool = False) -> Value:
+    """Record a hop (assignment, return, template slot) on every volatile hole of a value (and,
+    with ``unknown_too``, on holes not known to be volatile yet: an entry's helper returns them,
+    and the entry may find them request-derived)."""
 
     def change(hole: Hole) -> Hole:
-        if not hole.volatility.is_volatile or len(hole.path) >= MAX_STEPS:
+        if not (hole.volatility.is_volatile or unknown_too and not hole.is_history) or len(hole.path) >= MAX_STEPS:
             return hole
         if hole.path and hole.path[-1] == step:
             return hole
