@@ -29,6 +29,7 @@ def list_rules(
 # What each knowledge table makes of a framework's names (rules/llm_calls.yaml, prompt_sinks.yaml).
 COVERAGE = (
     ("apis", "LLM calls (the whole request, in the provider's order)"),
+    ("client_wrappers", "calls that wrap a client and send the same requests (instructor, tracing)"),
     ("system_messages", "system messages judged where they are built"),
     ("agent_instructions", "agent and chain constructors whose arguments become the system prompt"),
     ("agent_settings", "agent settings that write changing content into the system prompt"),

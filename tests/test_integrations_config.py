@@ -152,3 +152,5 @@ def test_rules_frameworks_names_namespace_packages_and_the_callback_tables(tmp_p
     assert "google.adk" in callbacks and "google," not in callbacks + ","
     settings = lines[lines.index(next(line for line in lines if line.startswith("agent settings"))) + 1]
     assert "agno" in settings and "phi" in settings
+    wrappers = lines[lines.index(next(line for line in lines if line.startswith("calls that wrap a client"))) + 1]
+    assert "instructor" in wrappers and "langsmith" in wrappers

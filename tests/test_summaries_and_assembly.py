@@ -8,6 +8,7 @@ runtime from a registry, several project frames, a model function handed in as a
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 from promptlint.analysis.derived import derived_names, input_names
@@ -16,7 +17,7 @@ from promptlint.analysis.summaries import SYSTEM, infer_wrappers, parameter_flow
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.knowledge import load_knowledge
-from tests.conftest import write_tree
+from tests.conftest import run_cli, write_tree
 
 SHAPES = sink_shapes(load_knowledge(Config()))
 
@@ -769,3 +770,145 @@ def test_values_replaced_into_an_unseen_template_without_a_lookup_are_quiet(tmp_
     worker = CHAINED_REPLACE_APP["app/worker.py"].replace(
         "self.knowledge_base.retrieve_episodic_experience(subtask)", '"none recorded"')
     assert findings(tmp_path, {**CHAINED_REPLACE_APP, "app/worker.py": worker}) == []
+
+
+# instructor's patched client: `client.chat.completions.create(response_model=...)` is an OpenAI
+# request (bench/wild: 567-labs/instructor's examples).
+INSTRUCTOR_APP = {"app/summarize.py": '''
+import instructor
+from openai import OpenAI
+
+client = instructor.from_openai(OpenAI())
+
+GUIDELINES = """
+You are going to generate an increasingly concise, entity-dense summary of the article.
+- Identify 1-3 informative entities from the article which are missing from the summary.
+- Write a new denser summary of identical length which covers every entity and detail.
+- Make every word count: rewrite the previous summary to improve flow and make space.
+- Make space with fusion, compression, and removal of uninformative phrases.
+- The summaries should become highly dense and concise yet self-contained.
+- Missing entities can appear anywhere in the new summary.
+- Never drop entities from the previous summary.
+""" * 3
+
+
+def summarize(article: str, previous: str):
+    first = client.chat.completions.create(
+        model="gpt-4o",
+        response_model=Summary,
+        messages=[{"role": "system", "content": "Summarize the article."},
+                  {"role": "user", "content": f"Here is the article: {article}"}],
+    )
+    return client.chat.completions.create(
+        model="gpt-4o",
+        response_model=Summary,
+        messages=[{"role": "system", "content": f"Article: {article}\\n{GUIDELINES}"},
+                  {"role": "user", "content": f"Here is the previous summary: {previous}"}],
+    )
+'''}
+
+
+def test_a_client_wrapped_by_instructor_is_still_an_openai_client(tmp_path: Path) -> None:
+    """INVALID: the article (the user's turn of the first request) opens the system text of the
+    second, ahead of the fixed guidelines."""
+    found = findings(tmp_path, INSTRUCTOR_APP)
+    assert [(path, line) for path, line, _, _ in found] == [("app/summarize.py", 28)]
+    assert "`article`" in found[0][3] and "openai.chat.completions" in found[0][3]
+
+
+def test_a_client_wrapped_by_instructor_with_the_article_last_is_quiet(tmp_path: Path) -> None:
+    """VALID: the same request with the guidelines first and the article in the user's turn."""
+    fixed = INSTRUCTOR_APP["app/summarize.py"].replace(
+        'f"Article: {article}\\n{GUIDELINES}"', "GUIDELINES").replace(
+        'f"Here is the previous summary: {previous}"', 'f"Article: {article}\\nPrevious summary: {previous}"')
+    assert fixed != INSTRUCTOR_APP["app/summarize.py"]
+    assert findings(tmp_path, {"app/summarize.py": fixed}) == []
+
+
+def test_a_wrapper_that_does_not_return_the_client_it_was_given_is_not_a_client(tmp_path: Path) -> None:
+    """A call the knowledge does not list (`make_tracer(OpenAI())`) gives back an unknown object:
+    its methods are not LLM requests."""
+    source = INSTRUCTOR_APP["app/summarize.py"].replace("instructor.from_openai(OpenAI())",
+                                                        "instructor.make_tracer(OpenAI())")
+    assert findings(tmp_path, {"app/summarize.py": source}) == []
+
+
+def test_project_client_wrappers_are_declared_in_config(tmp_path: Path) -> None:
+    """A project's own tracing wrapper gives back the client it wraps once config says so."""
+    source = INSTRUCTOR_APP["app/summarize.py"].replace(
+        "import instructor\n", "from app.tracing import traced\n").replace(
+        "instructor.from_openai(OpenAI())", "traced(OpenAI())")
+    files = {"app/summarize.py": source,
+             "app/tracing.py": "def traced(client):\n    return Tracer(client)\n"}
+    assert findings(tmp_path, files) == []
+    write_tree(tmp_path, {**files, "pyproject.toml": '[tool.promptlint]\nclient-wrappers = {"app.tracing.traced" = ["#0"]}\n'})
+    result = run_cli("check", ".", "--format", "json", cwd=tmp_path)
+    assert [(f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]] == [("app/summarize.py", 28)]
+
+
+def test_a_malformed_client_wrappers_table_is_a_clear_config_error(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": "x = 1\n", "pyproject.toml": '[tool.promptlint]\nclient-wrappers = {"a.wrap" = 0}\n'})
+    result = run_cli("check", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "client-wrappers" in result.stderr and "Traceback" not in result.stderr
+
+
+# ragflow's chat: the retrieved knowledge is formatted by a helper into the system message, the
+# conversation is copied after it, a trimming helper hands the list back, and the system text is
+# taken out again (`msg[0]`) to be sent apart from the rest (`msg[1:]`).
+KNOWLEDGE_CHAT_APP = {"app/chat.py": '''
+from openai import OpenAI
+
+client = OpenAI()
+CITATIONS = "Cite every claim with [ID:n] markers taken from the knowledge above. " * 30
+
+
+def kb_prompt(chunks):
+    lines = []
+    for i, chunk in enumerate(chunks):
+        lines.append(f"ID: {i}\\n{chunk.content}")
+    return lines
+
+
+def fit(msg, limit):
+    total = sum(len(m["content"]) for m in msg)
+    return total, msg
+
+
+class Bundle:
+    def chat(self, system, history):
+        return client.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "system", "content": system}, *history])
+
+
+def chat(bundle: Bundle, question, messages, store):
+    chunks = store.search(question)
+    knowledges = kb_prompt(chunks)
+    system = "You are a helpful assistant.\\n" + "\\n".join(knowledges)
+    msg = [{"role": "system", "content": system}]
+    msg.extend([{"role": m["role"], "content": m["content"].strip()} for m in messages if m["role"] != "system"])
+    used, msg = fit(msg, 8000)
+    prompt = msg[0]["content"]
+    return bundle.chat(prompt + CITATIONS, msg[1:])
+'''}
+
+
+def test_knowledge_a_helper_formats_is_reported_where_it_comes_back(tmp_path: Path) -> None:
+    """INVALID: the knowledge goes ahead of the citation rules and the conversation. The finding
+    stands where the helper's text comes back into the function that sends it, not inside the
+    helper; the copied conversation is the history after it, not content to move."""
+    found = findings(tmp_path, KNOWLEDGE_CHAT_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/chat.py", 27, "error")]
+    message = found[0][3]
+    assert "conversation history" in message
+    assert "earlier user message" not in message
+
+
+def test_knowledge_after_the_citation_rules_in_the_last_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the system text holds only the fixed rules; the knowledge goes with the question."""
+    source = KNOWLEDGE_CHAT_APP["app/chat.py"].replace(
+        'system = "You are a helpful assistant.\\n" + "\\n".join(knowledges)',
+        'system = "You are a helpful assistant."').replace(
+        'm["content"].strip()}', 'm["content"].strip() + "\\n".join(knowledges)}')
+    assert source != KNOWLEDGE_CHAT_APP["app/chat.py"]
+    assert findings(tmp_path, {"app/chat.py": source}) == []

@@ -178,13 +178,14 @@ def _mark_part(part: Part, mark: Callable[[Hole], Hole]) -> Part:
     return replace(part, segments=segments) if segments != part.segments else part
 
 
-def tag_request_derived(hole: Hole, derived: set[str], inputs: set[str], named: frozenset[str]) -> Hole:
+def tag_request_derived(hole: Hole, derived: set[str], inputs: set[str], named: frozenset[str],
+                        scope: Location | None = None) -> Hole:
     """A hole of a value computed from the request's input, handed by an entry to a helper that
     builds the prompt: tagged (still unknown), so the layout built inside the helper can tell."""
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None:
         return hole
-    marked = _mark_hole(hole, derived, inputs, set(), named)  # an empty `computed_by`: the whole value is derived
-    return replace(hole, origin=replace(marked.origin, volatility=Volatility.UNKNOWN), assumption=marked.assumption) \
+    marked = _mark_hole(hole, derived, inputs, set(), named, scope)  # an empty `computed_by`: the whole value is derived
+    return replace(marked, volatility=Volatility.UNKNOWN, origin=replace(marked.origin, volatility=Volatility.UNKNOWN)) \
         if marked.origin is not None else hole
 
 
@@ -224,7 +225,10 @@ def _as_entered(hole: Hole, scope: Location | None) -> Hole:
     `kb_prompt`) is the helper's result, where it came back (`knowledges = kb_prompt(chunks)`)."""
     if scope is None or hole.location is None or scope.contains(hole.location):
         return hole
-    step = next((step for step in hole.path if scope.contains(step.location)), None)
+    # Judged in a callee of the function that called the helper (a provider's `chat`): the
+    # helper's result is still the place, the first return on its way.
+    step = next((step for step in hole.path if scope.contains(step.location)), None) or \
+        next((step for step in hole.path if RETURNED_BY.match(step.description)), None)
     if step is None:
         return hole
     named = RETURNED_BY.match(step.description)

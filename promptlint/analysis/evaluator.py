@@ -1175,7 +1175,7 @@ class Evaluator:
             self.bind_params(func.node, sub, args, kwargs, None)
             return self.eval(func.node.body, sub)
         if frame.depth == 0 and node is not None and self.on_assembly is not None and frame.function is not None:
-            args, kwargs = self.derived_arguments(node, args, kwargs, frame.function)
+            args, kwargs = self.derived_arguments(node, args, kwargs, frame.function, frame)
         shares_self = func.self_value is not None and func.self_value is frame.self_value
         inherited = {k: v for k, v in frame.locals.items() if k.startswith("self.")} if shares_self else {}
         key = _call_key(func, frame, args, kwargs, inherited)
@@ -1194,8 +1194,8 @@ class Evaluator:
             frame.locals.update(self_updates)  # what a method sets on `self` the caller sees afterwards
         return result
 
-    def derived_arguments(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], function: ast.AST
-                          ) -> tuple[list[Value], dict[str, Value]]:
+    def derived_arguments(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], function: ast.AST,
+                          frame: Frame) -> tuple[list[Value], dict[str, Value]]:
         """An entry's arguments computed from the request's input (`sufficiency_select(question,
         evidence)` with `evidence = fit(question, docs)`): their unknown parts are tagged, so a
         prompt the helper builds from them knows they are per request (analysis/derived.py)."""
@@ -1204,6 +1204,7 @@ class Evaluator:
         if not derived:
             return args, kwargs
         named = frozenset(parameter_names(function) & self.knowledge.request_inputs)
+        scope = frame.module.location(function)
 
         def tagged(value: Value, expr: ast.expr) -> Value:
             # Text only: an object or a list handed over (`self`, the rounds of a chat) also holds
@@ -1211,7 +1212,7 @@ class Evaluator:
             if not isinstance(value, (Text, Unknown)) or \
                     not {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & derived:
                 return value
-            return map_holes(value, lambda hole: tag_request_derived(hole, derived, inputs, named))
+            return map_holes(value, lambda hole: tag_request_derived(hole, derived, inputs, named, scope))
 
         positional = args if any(isinstance(expr, ast.Starred) for expr in node.args) else \
             [tagged(value, expr) for value, expr in zip(args, node.args)] + args[len(node.args):]
