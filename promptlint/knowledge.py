@@ -43,6 +43,7 @@ class AgentSetting:
     category: str
     text: str  # what is written, for messages ("the current time")
     unless: str | None = None  # a keyword whose literal False turns the setting off again
+    fix: str | None = None  # how to keep the content out of the system prompt (the finding's hint)
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,11 @@ def _agent_settings(table: dict[str, Any], where: str) -> dict[str, dict[str, Ag
         for keyword, raw in keywords.items():
             source = _parse_source(f"{name}({keyword}=True)", raw, where)
             unless = raw.get("unless")
+            fix = raw.get("fix")
             settings[name][str(keyword)] = AgentSetting(source.volatility, source.category,
                                                         str(raw.get("text", "changing content")),
-                                                        str(unless) if unless else None)
+                                                        str(unless) if unless else None,
+                                                        str(fix) if fix else None)
     return settings
 
 

@@ -86,6 +86,7 @@ class Origin:
     source: str  # qualified name of the source, e.g. "datetime.datetime.now"
     category: str  # clock, uuid, random, counter, user-id, set-order, shuffle, ...
     volatility: Volatility
+    fix: str | None = None  # a fix of its own (an agent setting to turn off): the finding's hint
 
 
 @dataclass(frozen=True)

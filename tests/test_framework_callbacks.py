@@ -290,6 +290,19 @@ def test_an_agent_setting_writing_memories_ahead_of_the_replayed_history(tmp_pat
     assert "writes the user's memories into the system prompt" in message
 
 
+def test_an_agent_setting_finding_says_which_setting_to_turn_off(tmp_path: Path) -> None:
+    """The fix is a setting, not a move in the project's own text: the hint names it."""
+    root = write_tree(tmp_path, {"app/planner.py": AGNO_AGENT})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    hints = [f.hint for f in result.findings if f.rule == "PC001"]
+    assert len(hints) == 1 and "add_memories_to_context=False" in hints[0]
+    timed = AGNO_AGENT.replace("enable_user_memories=True,", "add_datetime_to_context=True,")
+    root = write_tree(tmp_path / "timed", {"app/planner.py": timed})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [f.hint for f in result.findings if f.rule == "PC001"] == [
+        "set add_datetime_to_context=False and give the time with the user's message (or a tool that returns it)"]
+
+
 def test_an_agent_setting_turned_off_or_without_replayed_history_is_quiet(tmp_path: Path) -> None:
     """VALID: memories kept out of the context (`add_memories_to_context=False`), and a dated
     agent that replays no history (each run sends its own fresh system prompt, nothing after)."""
@@ -305,9 +318,10 @@ def test_agent_settings_are_extended_in_config(tmp_path: Path) -> None:
     config = apply_settings(Config(root=tmp_path, cache_dir=None), {
         "agent-instructions": {"myagents.Agent": ["instructions"]},
         "agent-settings": {"myagents.Agent": {"stamp_time": {"volatility": "per-request", "category": "clock",
-                                                             "text": "the time"}}},
+                                                             "text": "the time", "fix": "set stamp_time=False"}}},
     }, "test")
     assert load_knowledge(config).agent_settings["myagents.Agent"]["stamp_time"].text == "the time"
+    assert load_knowledge(config).agent_settings["myagents.Agent"]["stamp_time"].fix == "set stamp_time=False"
     files = {"app/bot.py": f'''
 from myagents import Agent
 

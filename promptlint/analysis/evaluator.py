@@ -1701,7 +1701,7 @@ class Evaluator:
                 continue
             where = frame.module.location(keyword.value)
             expression = f"{keyword.arg}=True"
-            origin = Origin(where, f"{agent}({expression})", setting.category, setting.volatility)
+            origin = Origin(where, f"{agent}({expression})", setting.category, setting.volatility, setting.fix)
             content.append(Unknown(Hole(setting.volatility, expression, where, origin=origin,
                                         assumption=f"`{agent}` writes {setting.text} into the system prompt "
                                                    f"it builds before every run")))

@@ -196,7 +196,7 @@ class Rule:
             call_site=layout.call,
             volatile_source=hole.origin,
             related=tuple(related),
-            hint=self.fix_hint,
+            hint=hole.origin.fix if hole.origin is not None and hole.origin.fix else self.fix_hint,
             layout_index=layout_index,
             bust_index=index,
         )
