@@ -225,14 +225,19 @@ class LayoutCollector:
         named = self.named_inputs(frame)
         inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
                                       for seg in part.segments if isinstance(seg, Hole)])
+        scope = frame.module.location(frame.function)
+        if inputs:
+            layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named,
+                                          scope=scope)
         # What a user message built in the same function is made of is the request's input there
         # too (`summarize(article)` sends the article as the user's turn of one call and opens the
-        # system text of the next with it): the same reading as at an assembly point.
-        inputs |= self.user_turn_inputs(frame.function)
-        if not inputs:
+        # system text of the next with it): the same reading as at an assembly point, for the
+        # system text only (an earlier user turn made of it is the conversation, not a misplacement).
+        wider = inputs | self.user_turn_inputs(frame.function)
+        if wider == inputs:
             return layout
-        return mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named,
-                                    scope=frame.module.location(frame.function))
+        return mark_request_derived(layout, derived_names(frame.function, wider), wider, named=named,
+                                    scope=scope, parts=frozenset({"system"}))
 
     def user_turn_inputs(self, function: ast.AST) -> set[str]:
         users = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}

@@ -825,12 +825,16 @@ def test_a_client_wrapped_by_instructor_with_the_article_last_is_quiet(tmp_path:
     assert findings(tmp_path, {"app/summarize.py": fixed}) == []
 
 
-def test_a_wrapper_that_does_not_return_the_client_it_was_given_is_not_a_client(tmp_path: Path) -> None:
-    """A call the knowledge does not list (`make_tracer(OpenAI())`) gives back an unknown object:
-    its methods are not LLM requests."""
+def test_a_client_from_an_unknown_wrapper_is_judged_by_the_messages_it_sends(tmp_path: Path) -> None:
+    """A call the knowledge does not list (`make_tracer(OpenAI())`) gives back an object we know
+    nothing about: its request is judged by the shape of the message list it is handed (a system
+    message first), without claiming which API it is."""
     source = INSTRUCTOR_APP["app/summarize.py"].replace("instructor.from_openai(OpenAI())",
                                                         "instructor.make_tracer(OpenAI())")
-    assert findings(tmp_path, {"app/summarize.py": source}) == []
+    found = findings(tmp_path, {"app/summarize.py": source})
+    assert [(path, line) for path, line, _, _ in found] == [("app/summarize.py", 28)]
+    assert "messages passed to client.chat.completions.create()" in found[0][3]
+    assert "openai.chat.completions" not in found[0][3]
 
 
 def test_project_client_wrappers_are_declared_in_config(tmp_path: Path) -> None:
@@ -840,10 +844,12 @@ def test_project_client_wrappers_are_declared_in_config(tmp_path: Path) -> None:
         "instructor.from_openai(OpenAI())", "traced(OpenAI())")
     files = {"app/summarize.py": source,
              "app/tracing.py": "def traced(client):\n    return Tracer(client)\n"}
-    assert findings(tmp_path, files) == []
+    assert all("openai.chat.completions" not in message for _, _, _, message in findings(tmp_path, files))
     write_tree(tmp_path, {**files, "pyproject.toml": '[tool.promptlint]\nclient-wrappers = {"app.tracing.traced" = ["#0"]}\n'})
     result = run_cli("check", ".", "--format", "json", cwd=tmp_path)
-    assert [(f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]] == [("app/summarize.py", 28)]
+    found = json.loads(result.stdout)["findings"]
+    assert [(f["path"], f["line"], f["call_site"]["api"]) for f in found] == [
+        ("app/summarize.py", 28, "openai.chat.completions")]
 
 
 def test_a_malformed_client_wrappers_table_is_a_clear_config_error(tmp_path: Path) -> None:

@@ -153,7 +153,7 @@ def parameter_names(function: ast.AST) -> set[str]:
 
 def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[str],
                          computed_by: set[str] | None = None, named: frozenset[str] = frozenset(),
-                         scope: Location | None = None) -> PromptLayout:
+                         scope: Location | None = None, parts: frozenset[str] | None = None) -> PromptLayout:
     """The layout with the unknown holes before its final user turn that carry a derived name made
     per-request holes (the final user turn itself is left alone: that is where they belong).
 
@@ -165,12 +165,15 @@ def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[st
     helper's own names (`tool` in `[tool.name for tool in tools]`), which say nothing here.
 
     Holes tagged where an entry handed a derived value to a helper (``tag_request_derived``) are
-    per request wherever the helper puts them, except in the final user turn."""
+    per request wherever the helper puts them, except in the final user turn.
+
+    ``parts``: the only parts to mark (by name), when the input is known less directly."""
     def mark(hole: Hole) -> Hole:
         return _mark_hole(hole, derived, inputs, computed_by, named, scope) if derived else _from_tag(hole)
 
-    parts = tuple(part if part.name == "final_user" else _mark_part(part, mark) for part in layout.parts)
-    return replace(layout, parts=parts) if parts != layout.parts else layout
+    marked = tuple(part if part.name == "final_user" or parts is not None and part.name not in parts
+                   else _mark_part(part, mark) for part in layout.parts)
+    return replace(layout, parts=marked) if marked != layout.parts else layout
 
 
 def _mark_part(part: Part, mark: Callable[[Hole], Hole]) -> Part:

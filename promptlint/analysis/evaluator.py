@@ -225,6 +225,7 @@ class Evaluator:
         # value becomes system content further down.
         self.wrappers: dict[str, frozenset[str]] = {}
         self._user_inputs: dict[int, set[str]] = {}  # definition -> names forming its user messages
+        self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
         self._derived: dict[tuple[int, frozenset[str]], set[str]] = {}  # (definition, inputs) -> derived names
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
@@ -325,8 +326,10 @@ class Evaluator:
             self.run_block(stmt.body, frame)
             frame.import_time = True
         elif isinstance(stmt, ast.If):
-            self.eval(stmt.test, frame)
-            self.run_branches(stmt, frame)
+            if isinstance(self.eval(stmt.test, frame), NoneVal):
+                self.run_block(stmt.orelse, frame)  # `if name:` with the parameter left at None
+            else:
+                self.run_branches(stmt, frame)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.run_for(stmt, frame)
         elif isinstance(stmt, ast.While):
@@ -1084,6 +1087,8 @@ class Evaluator:
             assert isinstance(func, ast.Attribute)
             if isinstance(receiver, _PLAIN_VALUES):
                 result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
+                if self.on_messages is not None and "messages" in kwargs and isinstance(receiver, Unknown):
+                    self.handed_messages(node, kwargs["messages"], frame)
                 return self.lookup_result(node, result, args, kwargs, frame)
             if func.attr == "override" and isinstance(receiver, Obj):
                 for attr in self.knowledge.request_messages.get(receiver.type, ()):
@@ -1091,7 +1096,26 @@ class Evaluator:
                         self.callback_messages(frame, node, f"{frame.module.snippet(func)}({attr}=...)", kwargs[attr])
             callee = self.attribute(receiver, func.attr, frame, func)
         result = self.call(callee, args, kwargs, frame, node)
+        if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent:
+            self.handed_messages(node, kwargs["messages"], frame)
         return self.lookup_result(node, result, args, kwargs, frame)
+
+    def handed_messages(self, node: ast.Call, messages: Value, frame: Frame) -> None:
+        """A message list that opens with a system message, handed as ``messages=`` to a call that
+        is not a request we know (a provider object behind a protocol, a client made by a factory
+        the analysis cannot follow): every provider sends such a list in its own order, so it is
+        judged as it is (graphrag's ``self.model.completion_async(messages=builder.build())``)."""
+        if not isinstance(messages, Seq) or not messages.items:
+            return
+        first = messages.items[0]
+        field = first.get if isinstance(first, Mapping) else first.field if isinstance(first, Obj) else None
+        if field is None:
+            return
+        role = next((field(key) for key in self.knowledge.role_keys if field(key) is not None), None)
+        if role is not None and self.is_system_role(role) and self.on_messages is not None:
+            # Judged like a request, also with nothing volatile in sight: what the user's turn
+            # derives is marked per request with the layout.
+            self.on_messages(frame, node, f"messages passed to {frame.module.snippet(node.func)}()", messages)
 
     def lookup_result(self, node: ast.Call, result: Value, args: list[Value], kwargs: dict[str, Value],
                       frame: Frame) -> Value:
@@ -1192,7 +1216,24 @@ class Evaluator:
                               unknown_too=self.on_assembly is not None)
         if shares_self:
             frame.locals.update(self_updates)  # what a method sets on `self` the caller sees afterwards
+        elif isinstance(func.self_value, Instance) and self_updates and node is not None:
+            result = self.updated_receiver(func.self_value, self_updates, result, node, frame)
         return result
+
+    def updated_receiver(self, receiver: Instance, updates: dict[str, Value], result: Value, node: ast.Call,
+                         frame: Frame) -> Value:
+        """A method of another object that changes it (a builder's ``add_system_message(p)``
+        appending to its list): the object the caller holds is that object from now on, and a
+        method returning ``self`` returns it (``Builder().add_system(p).add_user(q).build()``)."""
+        changed = {name[5:]: value for name, value in updates.items() if "." not in name[5:]}
+        if not changed:
+            return result
+        attrs = tuple((name, changed.pop(name, value)) for name, value in receiver.attrs)
+        updated = Instance(receiver.info, (*attrs, *changed.items()))
+        held = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if isinstance(held, ast.Name) and frame.locals.get(held.id) is receiver:
+            frame.locals[held.id] = updated  # `builder.add_user_message(q)` as a statement
+        return updated if result is receiver else result
 
     def derived_arguments(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], function: ast.AST,
                           frame: Frame) -> tuple[list[Value], dict[str, Value]]:
@@ -1815,6 +1856,7 @@ class Evaluator:
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],
                     kwargs: dict[str, Value], owner: Obj | None) -> None:
         if node is not None:
+            self._sent.add(id(node))
             self.on_sink(frame, node, name, args, kwargs, owner)
 
     # --- templates and clocks ----------------------------------------------------------------
