@@ -918,3 +918,71 @@ def test_knowledge_after_the_citation_rules_in_the_last_turn_is_quiet(tmp_path: 
         'm["content"].strip()}', 'm["content"].strip() + "\\n".join(knowledges)}')
     assert source != KNOWLEDGE_CHAT_APP["app/chat.py"]
     assert findings(tmp_path, {"app/chat.py": source}) == []
+
+
+# graphrag's query engines: a messages builder object grows its list method by method, and the
+# list goes to a model object typed by a protocol (its implementations are made by a factory the
+# analysis cannot follow).
+BUILDER_SEARCH_APP = {"app/builder.py": '''
+class MessagesBuilder:
+    def __init__(self):
+        self._messages = []
+
+    def add_system_message(self, content, name=None):
+        if name:
+            self._messages.append({"role": "system", "content": content, "name": name})
+        else:
+            self._messages.append({"role": "system", "content": content})
+        return self
+
+    def add_user_message(self, content):
+        self._messages.append({"role": "user", "content": content})
+        return self
+
+    def build(self):
+        return self._messages
+''', "app/search.py": '''
+from app.builder import MessagesBuilder
+
+SYSTEM_PROMPT = """---Role---
+You answer questions about the data tables below.
+
+---Data tables---
+{context_data}
+
+---Goal---
+""" + "Answer from the tables only, cite the rows you used, and say when the tables do not hold the answer. " * 12
+
+
+class LocalSearch:
+    def __init__(self, model, context_builder):
+        self.model = model
+        self.context_builder = context_builder
+
+    async def search(self, query: str):
+        context = self.context_builder.build_context(query=query)
+        prompt = SYSTEM_PROMPT.format(context_data=context.chunks)
+        builder = MessagesBuilder().add_system_message(prompt)
+        builder.add_user_message(query)
+        return await self.model.completion_async(messages=builder.build(), stream=True)
+'''}
+
+
+def test_a_builder_object_sent_to_an_unknown_model_is_judged_as_a_request(tmp_path: Path) -> None:
+    """INVALID: the context built for the question sits in the middle of the system text, ahead of
+    the fixed goal; the builder's list (one system message, then the question) is the request."""
+    found = findings(tmp_path, BUILDER_SEARCH_APP)
+    assert [(path, line) for path, line, _, _ in found] == [("app/search.py", 20)]
+    message = found[0][3]
+    assert "`context.chunks`" in message and "messages passed to self.model.completion_async()" in message
+    assert "system prompt" in message and "earlier user message" not in message
+
+
+def test_a_builder_object_with_the_context_in_the_users_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the fixed prompt alone in the system message, the context with the question."""
+    search = BUILDER_SEARCH_APP["app/search.py"].replace(
+        "prompt = SYSTEM_PROMPT.format(context_data=context.chunks)",
+        'prompt = SYSTEM_PROMPT.format(context_data="(below)")').replace(
+        "builder.add_user_message(query)", 'builder.add_user_message(f"{context.chunks}\\\\n{query}")')
+    assert search != BUILDER_SEARCH_APP["app/search.py"]
+    assert findings(tmp_path, {**BUILDER_SEARCH_APP, "app/search.py": search}) == []
