@@ -986,3 +986,19 @@ def test_a_builder_object_with_the_context_in_the_users_turn_is_quiet(tmp_path: 
         "builder.add_user_message(query)", 'builder.add_user_message(f"{context.chunks}\\\\n{query}")')
     assert search != BUILDER_SEARCH_APP["app/search.py"]
     assert findings(tmp_path, {**BUILDER_SEARCH_APP, "app/search.py": search}) == []
+
+
+def test_documents_in_a_sandwich_of_repeated_instructions_are_info(tmp_path: Path) -> None:
+    """VALID (info): the goal is stated before the data tables and again after them, on purpose
+    (the model reads it next to its task): moving the tables after it would only drop the repeat."""
+    goal = "\n".join(f"- Answer from the tables only and cite the rows you used (rule {n})." for n in range(20))
+    search = BUILDER_SEARCH_APP["app/search.py"].replace(
+        '---Data tables---\n{context_data}\n\n---Goal---\n""" + "Answer from the tables only, cite the rows you '
+        'used, and say when the tables do not hold the answer. " * 12',
+        f'---Goal---\n{goal}\n\n---Data tables---\n{{context_data}}\n\n---Goal, again---\n{goal}\n"""')
+    assert search.count("(rule 19)") == 2
+    assert findings(tmp_path, {**BUILDER_SEARCH_APP, "app/search.py": search}) == []
+    root = write_tree(tmp_path, {**BUILDER_SEARCH_APP, "app/search.py": search})
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert [f.severity.value for f in result.findings] == ["info"]
+    assert "repeat instructions given before it" in result.findings[0].message

@@ -67,7 +67,10 @@ known text is `info` (such calls are mostly one-shot). On a provider that caches
 breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call with no
 breakpoint caches nothing as written: a clock, id or counter there is a warning that says so (the
 estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or recalled
-content is `info` (it costs nothing today). A value inside an earlier user, assistant or tool
+content is `info` (it costs nothing today). Request-derived, retrieved or recalled content
+followed by text that mostly repeats instructions given before it (a "sandwich" around the
+documents, as graphrag's search prompts do on purpose) is `info`: moving the content would only
+drop the repeat. A value inside an earlier user, assistant or tool
 message counts only literal text and a spliced history after it as lost: the messages written
 after it in the same list are this call's own content, and the turn itself is replayed as written.
 A turn that the same expression writes again later in the list (a chat loop appending each new
@@ -128,6 +131,7 @@ CONSEQUENCES = {
 # history after it is only assumed, for a warning rather than info: below it, a one-shot call
 # loses too little to be worth a reviewer's time (bench/wild: such findings were false alarms).
 ASSUMED_HISTORY_MIN_CHARS = 1000
+REPEAT_MIN_LINE = 20  # shorter lines (headings, separators) say nothing about a repeat
 # How often a value changes, for "one finding per root cause": a later value is reported only when
 # it changes more often than every value already reported before it in the same prompt.
 SCOPE_RANK = {Volatility.PER_PROCESS: 0, Volatility.PER_DAY: 1, Volatility.PER_SESSION: 2, Volatility.PER_USER: 2,
@@ -424,6 +428,13 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
                                "history being sent after it (info)")
     if hole.category not in LOOKED_UP or severity is Severity.INFO:
         return severity, consequence
+    repeated = _repeated_after(layout, index)
+    if repeated:
+        # Instructions stated before the documents and again after them (a "sandwich", so the
+        # model reads them next to its task): the repeat is the design, moving it would drop it.
+        return Severity.INFO, (f"{consequence}; the {repeated:,} characters of stable text after it repeat "
+                               "instructions given before it (a sandwich around the content), so moving it "
+                               "would only drop the repeat (info)")
     block = _stable_block_after(layout, index)
     if not after.history and block < ASSUMED_HISTORY_MIN_CHARS:
         # Looked-up content followed by a short instruction and then more request content
@@ -435,6 +446,25 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
         # for a call we cannot see: such calls are mostly one-shot (a RAG answer, an extraction).
         return Severity.INFO, f"{consequence}; whether a conversation history follows is not known here (info)"
     return severity, consequence
+
+
+def _repeated_after(layout: PromptLayout, index: int) -> int:
+    """Characters of the known text right after a value when most of its lines (of some length)
+    were already said before the value in the prompt; 0 otherwise."""
+    before: set[str] = set()
+    after: list[str] = []
+    for position, (_, segment) in enumerate(layout.segments()):
+        if position < index and isinstance(segment, Literal):
+            before.update(line.strip() for line in segment.text.splitlines())
+        elif position > index:
+            if isinstance(segment, Hole):
+                break
+            if isinstance(segment, Literal):
+                after.append(segment.text)
+    lines = [line.strip() for text in after for line in text.splitlines() if len(line.strip()) >= REPEAT_MIN_LINE]
+    if not lines or sum(line in before for line in lines) * 2 < len(lines):
+        return 0
+    return sum(len(text) for text in after)
 
 
 def _stable_block_after(layout: PromptLayout, index: int) -> int:
