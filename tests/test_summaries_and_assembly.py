@@ -1002,3 +1002,91 @@ def test_documents_in_a_sandwich_of_repeated_instructions_are_info(tmp_path: Pat
     result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
     assert [f.severity.value for f in result.findings] == ["info"]
     assert "repeat instructions given before it" in result.findings[0].message
+
+
+AGENT_STACK = {
+    "agents/llm.py": '''
+from openai import OpenAI
+
+class LMMAgent:
+    def __init__(self, engine_params=None, system_prompt=None):
+        self.client = OpenAI(**(engine_params or {}))
+        self.messages = []
+        self.add_system_prompt(system_prompt or "You are a helpful assistant.")
+
+    def add_system_prompt(self, system_prompt):
+        self.system_prompt = system_prompt
+        if self.messages:
+            self.messages[0] = {"role": "system", "content": self.system_prompt}
+        else:
+            self.messages.append({"role": "system", "content": self.system_prompt})
+
+    def add_message(self, text):
+        self.messages.append({"role": "user", "content": text})
+
+    def get_response(self):
+        return self.client.chat.completions.create(model="gpt-4o", messages=self.messages)
+''',
+    "agents/memory.py": '''
+GUIDE = """You are operating a computer. Current time: CURRENT_TIME. Platform: CURRENT_OS.
+""" + "Use the mouse and keyboard actions exactly as documented below.\\n" * 60
+''',
+    "agents/worker.py": '''
+from datetime import datetime
+from agents.llm import LMMAgent
+from agents.memory import GUIDE
+
+class Module:
+    def __init__(self, engine_params, platform):
+        self.engine_params = engine_params
+        self.platform = platform
+
+    def _create_agent(self, system_prompt=None):
+        agent = LMMAgent(self.engine_params)
+        if system_prompt:
+            agent.add_system_prompt(system_prompt)
+        return agent
+
+class Worker(Module):
+    def __init__(self, engine_params, platform="linux"):
+        super().__init__(engine_params, platform)
+        self.reset()
+
+    def reset(self):
+        skipped = []
+        sys_prompt = GUIDE.replace("CURRENT_OS", self.platform)
+        self.generator_agent = self._create_agent(sys_prompt)
+
+    def step(self, observation):
+        prompt = self.generator_agent.system_prompt.replace("CURRENT_TIME", datetime.now().isoformat())
+        self.generator_agent.add_system_prompt(prompt)
+        self.generator_agent.add_message(observation)
+        return self.generator_agent.get_response()
+''',
+    "agents/runner.py": '''
+from agents.worker import Worker
+
+class Manager:
+    def __init__(self, params):
+        self.executor = Worker(params)
+
+class Runner:
+    def __init__(self, params):
+        self.manager = Manager(params)
+
+    def run(self, observations):
+        for observation in observations:
+            self.manager.executor.step(observation)
+''',
+}
+
+
+def test_a_prompt_built_from_locals_in_a_reset_method_is_followed_through_a_deep_constructor(
+        tmp_path: Path) -> None:
+    # Agent-S's shape: `reset()` builds the system prompt in a local, stores an agent made from it
+    # on `self`, and the object is constructed several frames deep, where the constructor's own run
+    # stops short. The stored agent still carries the prompt, so the clock is judged against it.
+    found = findings(tmp_path, AGENT_STACK)
+    clock = [f for f in found if f[0] == "agents/worker.py" and "datetime.now" in f[3]]
+    assert clock and clock[0][2] in ("error", "warning"), found
+    assert "characters of stable text" in clock[0][3], clock

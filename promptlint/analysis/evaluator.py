@@ -66,6 +66,8 @@ from promptlint.knowledge import Knowledge
 from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Volatility
 
 MAX_DEPTH = 4
+STORED_DEPTH = 1  # where a stored attribute's value is evaluated (stored_attribute)
+MAX_STORED_LOCALS = 8  # locals a stored attribute's value is evaluated with (bind_locals_used)
 PASSED_TO = "system text passed to "  # what an inferred wrapper's system slot is judged as (see engine)
 COVERING_DEPTH = 2  # MAX_DEPTH minus reach.MAX_HOPS: from here, every reaching callee is still run
 MAX_UNROLL = 24
@@ -780,7 +782,10 @@ class Evaluator:
     def instance_attribute(self, inst: Instance, attr: str, frame: Frame, where: Any) -> Value:
         for name, value in inst.attrs:
             if name == attr:
-                return value
+                if not _cut_short(value):
+                    return value
+                stored = self.class_attribute(inst.info, attr, frame, inst)
+                return stored if stored is not None and not _cut_short(stored) else value
         found = self.class_attribute(inst.info, attr, frame, inst)
         return found if found is not None else unknown(f"self.{attr}", where)
 
@@ -810,12 +815,15 @@ class Evaluator:
         if assignment is None:
             return None
         method_name, method, stmt = assignment
-        if frame.depth >= MAX_DEPTH or id(method) in frame.stack:
+        if id(method) in frame.stack:
             return unknown(f"self.{attr}", None)
         self._stored[key] = unknown(f"self.{attr}", None)  # guards recursion through the value itself
-        sub = Frame(klass.module, depth=frame.depth + 1, self_value=inst,
+        # Memoized per class, so evaluated with a depth budget of its own: a value cut short by
+        # the depth of whichever caller asked first would be kept for every later one.
+        sub = Frame(klass.module, depth=STORED_DEPTH, self_value=inst,
                     qualname=f"{klass.qualname}.{method_name}", stack=(*frame.stack, id(method)))
         self.bind_params(method, sub, [], {}, inst)
+        self.bind_locals_used(method, stmt, sub)
         value = self.eval(stmt.value, sub)
         where = klass.module.location(stmt)
         if isinstance(value, Seq) and attr in _appended_attributes(klass):
@@ -827,6 +835,23 @@ class Evaluator:
                                f"stored on the object in `{method_name}`; assuming one object per conversation")
         self._stored[key] = value
         return value
+
+    def bind_locals_used(self, method: ast.AST, stmt: ast.Assign | ast.AnnAssign, frame: Frame) -> None:
+        """Bind the locals ``stmt`` reads (and those they read), from their last plain assignment
+        before it: ``prompt = build(...); self.agent = make(prompt)`` stores what ``build`` made."""
+        assignments = [a for a in nodes_of(method, ast.Assign) if a.lineno < stmt.lineno
+                       and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)]
+        assignments.sort(key=lambda a: a.lineno)
+        needed = {n.id for n in nodes_of(stmt.value, ast.Name)} if stmt.value is not None else set()
+        chosen: list[ast.Assign] = []
+        for assignment in reversed(assignments):
+            name = assignment.targets[0].id  # type: ignore[attr-defined]
+            if name in needed and len(chosen) < MAX_STORED_LOCALS:
+                needed.discard(name)
+                needed |= {n.id for n in nodes_of(assignment.value, ast.Name)}
+                chosen.append(assignment)
+        for assignment in reversed(chosen):
+            frame.locals[assignment.targets[0].id] = self.eval(assignment.value, frame)  # type: ignore[attr-defined]
 
     def mro(self, info: ClassInfo) -> list[ClassInfo]:
         order = [info]
@@ -2012,6 +2037,15 @@ _EVALUATORS: dict[type, Callable[[Evaluator, Any, Frame], Value]] = {}
 
 def _eval_unknown(_evaluator: Evaluator, node: ast.expr, frame: Frame) -> Value:
     return unknown(frame.module.snippet(node), frame.module.location(node))
+
+
+def _cut_short(value: Value) -> bool:
+    """A value the constructor run left plainly unknown, or an object whose constructor it could
+    not run (its depth ran out): the stored attribute, evaluated on a budget of its own, may know more."""
+    if isinstance(value, Instance):
+        return not value.attrs
+    return isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN \
+        and value.hole.origin is None and not value.hole.is_history
 
 
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
