@@ -19,7 +19,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from promptlint import cache as cache_store
 from promptlint.analysis.evaluator import PASSED_TO
@@ -30,7 +30,7 @@ from promptlint.analysis.summaries import infer_wrappers, is_test_path, system_w
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
-from promptlint.checks.pc009_sliding_history_window import SlidingHistoryWindow, window_words
+from promptlint.checks.pc009_sliding_history_window import HelperCut, SlidingHistoryWindow, window_words
 from promptlint.config import Config
 from promptlint.discover import discover, read_small_text
 from promptlint.facts import (
@@ -95,7 +95,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     cut_files = [p for p in python_files if facts[p].history_cut]
     window_files = [p for p in python_files if not facts[p].history_cut
                     and any(i.split(".")[0] in window_modules for i in facts[p].imports)]
-    findings += history_window_findings(project, cut_files, window_files, config, knowledge, internal)
+    findings += history_window_findings(project, cut_files, window_files, config, knowledge, internal,
+                                        lambda p: called_names_of(p, facts[p], cache), python_files)
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
     errors = _errors([*requested.errors, *internal], {**analysis.errors, **project.errors},
                      [(cwd / p).resolve() for p in paths], cwd)
@@ -452,12 +453,16 @@ def template_findings(project: Project, files: set[Path], config: Config,
 
 
 def history_window_findings(project: Project, files: list[Path], window_files: list[Path], config: Config,
-                            knowledge: Knowledge, internal: list[FileError] | None = None) -> list[Finding]:
+                            knowledge: Knowledge, internal: list[FileError] | None = None,
+                            called: Callable[[Path], tuple[str, ...]] | None = None,
+                            python_files: list[Path] | None = None) -> list[Finding]:
     """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one
     (``files``), or that import a framework with a windowed history and name its window
     (``window_files``), are parsed (a file that does not parse is reported by the layout
     analysis, not here). Every file of a framework imports it: parsing them all on every run
-    made PC009 nearly all of a warm run on agno's own tree (24 s of 25)."""
+    made PC009 nearly all of a warm run on agno's own tree (24 s of 25). A helper that cuts where
+    its caller says (``trim(index, count)``) is reported at the calls made under a limit, found
+    among the files that ``called`` says call it; with none, at the helper itself."""
     rule = RULES_BY_CODE["PC009"]
     if rule not in selected_rules(config.select, config.ignore, config.extend_select):
         return []
@@ -465,23 +470,48 @@ def history_window_findings(project: Project, files: list[Path], window_files: l
     words = window_words(knowledge.history_windows)
     only_windows = set(window_files)
     findings: list[Finding] = []
+    helpers: list[HelperCut] = []
     for path in [*files, *window_files]:
         text = read_small_text(path)
         if text is not None and path in only_windows and not any(word in text for word in words):
             continue
-        try:
-            tree = ast.parse(text) if text is not None else None
-        except (SyntaxError, ValueError, RecursionError):
-            continue
+        tree = _parsed(text)
         if tree is None:
             continue
         try:
-            findings.extend(rule.check_module(project.display(path), tree, knowledge.history_windows))
+            findings.extend(rule.check_module(project.display(path), tree, knowledge.history_windows,
+                                              skip_helpers=called is not None))
+            helpers += rule.helper_cuts(project.display(path), tree) if called is not None else []
         except Exception as exc:  # noqa: BLE001 - reported as an internal error, exit code 2
             if internal is None:
                 raise
             internal.append(internal_error(project.display(path), exc, f"rule {rule.code}"))
+    if helpers and called is not None:
+        findings += _helper_cut_findings(rule, project, helpers, called, python_files or [])
     return findings
+
+
+def _parsed(text: str | None) -> ast.Module | None:
+    try:
+        return ast.parse(text) if text is not None else None
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _helper_cut_findings(rule: SlidingHistoryWindow, project: Project, helpers: list[HelperCut],
+                         called: Callable[[Path], tuple[str, ...]], python_files: list[Path]) -> list[Finding]:
+    by_name = {helper.method: helper for helper in helpers}
+    findings: list[Finding] = []
+    reported: set[str] = set()
+    for path in python_files:
+        if not set(called(path)) & by_name.keys():
+            continue
+        tree = _parsed(read_small_text(path))
+        for finding, helper in rule.caller_findings(project.display(path), tree, by_name) if tree else ():
+            findings.append(finding)
+            reported.add(helper.method)
+    return findings + [rule.cut_finding(h.location, f"`{h.history}` {h.how}") for h in helpers
+                       if h.method not in reported]
 
 
 def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd: Path) -> list[Finding]:

@@ -342,3 +342,48 @@ def test_a_framework_file_is_read_for_windows_only_when_it_names_one() -> None:
     words = window_words(load_knowledge(Config()).history_windows)
     assert {"num_history_runs", "num_history_messages", "num_history_responses", "token_limit",
             "ConversationBufferWindowMemory", "trim_messages"} == set(words)
+
+
+CONVO = '''
+class AgentConvo:
+    def __init__(self):
+        self.messages = [{"role": "system", "content": "You are a developer."}]
+
+    def trim(self, trim_index: int, trim_count: int) -> "AgentConvo":
+        self.messages = self.messages[:trim_index] + self.messages[trim_index + trim_count:]
+        return self
+'''
+
+
+def test_a_helper_cut_is_reported_where_a_caller_cuts_under_a_limit(tmp_path: Path) -> None:
+    # gpt-pilot's shape: `trim` cuts where it is told; the caller's limit test makes it a window.
+    root = write_tree(tmp_path, {"convo.py": CONVO, "agent.py": '''
+from convo import AgentConvo
+
+async def chat(llm, ask):
+    convo = AgentConvo()
+    while True:
+        if len(convo.messages) > 11:
+            convo.trim(3, 2)
+        convo.messages.append({"role": "user", "content": await ask()})
+        convo.messages.append({"role": "assistant", "content": await llm(convo.messages)})
+
+def one_off(convo: AgentConvo) -> AgentConvo:
+    return convo.trim(1, 1)
+'''})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    found = [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
+    assert found == [("agent.py", 7, "`convo.trim(3, 2)` cuts `convo` each time it is over its limit (`trim` at "
+                      "convo.py:6: `self.messages` has messages cut out of its middle and is stored back)" + CUT)]
+
+
+def test_a_helper_cut_no_caller_limits_is_reported_at_the_helper(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {"convo.py": CONVO, "agent.py": '''
+from convo import AgentConvo
+
+def one_off(convo: AgentConvo) -> AgentConvo:
+    return convo.trim(1, 1)
+'''})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    found = [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
+    assert found == [("convo.py", 6, "`self.messages` has messages cut out of its middle and is stored back" + CUT)]

@@ -49,7 +49,10 @@ without a role or content to the list). A slice in the `else` of a limit test ru
 under the limit, so it is not a cut. A window that drops half of the history at a time is still
 reported (it misses once per half window instead of on every call): keep it if that is the
 trade-off you chose, with a suppression comment saying so. Framework windows are found only for
-the constructors listed in `history_windows`.
+the constructors listed in `history_windows`. A method that cuts where its caller says
+(`def trim(self, index, count)` with no limit test of its own) is reported at the calls made
+under a limit test (`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name
+called on a history-named object; where no such call is found, at the method itself.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -116,6 +119,18 @@ class Cut:
     node: ast.AST
     history: str  # the list's source text
     how: str  # what the statement does, for the message
+
+
+@dataclass(frozen=True)
+class HelperCut:
+    """A method that cuts its object's history where its caller says (``trim(self, index, count)``
+    with no limit test of its own): whether it slides is decided by the caller's test, so it is
+    reported at the calls made under a limit (``if len(convo.messages) > 11: convo.trim(3, 2)``)."""
+
+    method: str
+    location: Location
+    history: str
+    how: str
 
 
 class SlidingHistoryWindow(Rule):
@@ -244,9 +259,11 @@ def fit(messages: list, model_client, limit: int) -> list:
         return ()
 
     def check_module(self, path: str, tree: ast.Module,
-                     windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None) -> Iterator[Finding]:
+                     windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None,
+                     skip_helpers: bool = False) -> Iterator[Finding]:
         """``windows``: framework settings that replay only the last turns (rules/prompt_sinks.yaml
-        ``history_windows``: qualified name -> (window keywords, keywords that turn history on))."""
+        ``history_windows``: qualified name -> (window keywords, keywords that turn history on)).
+        ``skip_helpers``: leave helper cuts (``helper_cuts``) to be reported at their callers."""
         for node, name in framework_windows(tree, windows or {}):
             location = _location(path, node)
             message = (f"`{name.rsplit('.', 1)[-1]}` replays only the latest turns of the conversation: once it "
@@ -255,15 +272,31 @@ def fit(messages: list, model_client, limit: int) -> list:
             yield Finding(self.code, self.name, Severity.WARNING, location, message,
                           CallSite(location, "conversation history", "any"), hint=self.fix_hint)
         seen: set[tuple[int, str]] = set()
+        helpers = {id(h.node) for h in _helper_cut_nodes(tree)} if skip_helpers else set()
         for scope, cut in history_cuts(tree):
-            if (id(scope), cut.history) in seen:
+            if (id(scope), cut.history) in seen or id(cut.node) in helpers:
                 continue  # `pop(1)` twice under one guard: one root cause
             seen.add((id(scope), cut.history))
-            location = _location(path, cut.node)
-            message = (f"`{cut.history}` {cut.how}: once it is full, every request changes an earlier part "
-                       "of the history, so everything after the cut misses the prefix cache on every call")
-            yield Finding(self.code, self.name, Severity.WARNING, location, message,
-                          CallSite(location, "conversation history", "any"), hint=self.fix_hint)
+            yield self.cut_finding(_location(path, cut.node), f"`{cut.history}` {cut.how}")
+
+    def cut_finding(self, location: Location, what: str) -> Finding:
+        message = (f"{what}: once it is full, every request changes an earlier part of the history, so "
+                   "everything after the cut misses the prefix cache on every call")
+        return Finding(self.code, self.name, Severity.WARNING, location, message,
+                       CallSite(location, "conversation history", "any"), hint=self.fix_hint)
+
+    def helper_cuts(self, path: str, tree: ast.Module) -> list[HelperCut]:
+        return [HelperCut(cut.function, _location(path, cut.node), cut.history, cut.how)
+                for cut in _helper_cut_nodes(tree)]
+
+    def caller_findings(self, path: str, tree: ast.Module, helpers: dict[str, HelperCut]
+                        ) -> Iterator[tuple[Finding, HelperCut]]:
+        """Calls of a helper cut made under a limit test: the window is the caller's."""
+        for call, helper in calls_under_limit(tree, helpers):
+            where = helper.location
+            yield self.cut_finding(_location(path, call), (
+                f"`{ast.unparse(call)}` cuts `{ast.unparse(call.func.value)}` each time it is over its limit "  # type: ignore[attr-defined]
+                f"(`{helper.method}` at {where.path}:{where.line}: `{helper.history}` {helper.how})")), helper
 
 
 def _location(path: str, node: ast.AST) -> Location:
@@ -334,6 +367,49 @@ def _is_true(node: ast.expr | None) -> bool:
 
 def _is_off(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value in (None, 0, False)
+
+
+@dataclass(frozen=True)
+class _HelperNode:
+    function: str
+    node: ast.AST
+    history: str
+    how: str
+
+
+def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
+    """Cuts of ``self.<history>`` in a method, under no limit test of the method's own, whose bounds
+    are the method's parameters: the caller chooses when and how much to cut."""
+    found: list[_HelperNode] = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+        if not params or params[0] != "self":
+            continue
+        for node, guards in _walk_with_guards(function.body, ()):
+            if any(_is_budget_check(g) for g in guards):
+                continue
+            for cut in _cuts_at(function, node, guarded=False):
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                if cut.history.startswith("self.") and names & set(params[1:]):
+                    found.append(_HelperNode(function.name, cut.node, cut.history, cut.how))
+    return found
+
+
+def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterator[tuple[ast.Call, HelperCut]]:
+    """``convo.trim(3, 2)`` under ``if len(convo.messages) > 11``: a helper cut called on a
+    history-named object, under a limit test."""
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node, guards in _walk_with_guards(function.body, ()):
+            if not any(_is_budget_check(g) for g in guards) or not isinstance(node, (ast.Expr, ast.Assign)):
+                continue
+            call = node.value
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                    and call.func.attr in helpers and _history(call.func.value) is not None:
+                yield call, helpers[call.func.attr]
 
 
 def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
