@@ -1090,3 +1090,42 @@ def test_a_prompt_built_from_locals_in_a_reset_method_is_followed_through_a_deep
     clock = [f for f in found if f[0] == "agents/worker.py" and "datetime.now" in f[3]]
     assert clock and clock[0][2] in ("error", "warning"), found
     assert "characters of stable text" in clock[0][3], clock
+
+
+def test_a_prompt_passed_through_an_enhancer_with_the_question_is_not_derived_itself(tmp_path: Path) -> None:
+    # vanna's shape: the system prompt is built without the message, then handed with the message
+    # to an enhancer that appends memories searched by it. The memories are the per-request part;
+    # the built prompt (instructions made from a list of parts) is not derived from the message.
+    found = findings(tmp_path, {"agent.py": '''
+from openai import OpenAI
+
+class PromptBuilder:
+    def build(self, tools: list) -> str:
+        parts = ["You are a data analyst. " * 40, "Use the tools you are given."]
+        parts += [f"Tool: {name}" for name in tools]
+        return "\\n".join([p for p in parts if p])
+
+class Enhancer:
+    def __init__(self, memory):
+        self.memory = memory
+
+    def enhance(self, system_prompt: str, user_message: str) -> str:
+        found = self.memory.search_text_memories(query=user_message, limit=5)
+        if not found:
+            return system_prompt
+        return system_prompt + "\\n## Relevant memories\\n" + "\\n".join(m.content for m in found)
+
+class Agent:
+    def __init__(self, memory):
+        self.client = OpenAI()
+        self.builder = PromptBuilder()
+        self.enhancer = Enhancer(memory)
+
+    def send(self, message: str, history: list, tools: list):
+        system_prompt = self.builder.build(tools)
+        system_prompt = self.enhancer.enhance(system_prompt, message)
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system_prompt}, *history, {"role": "user", "content": message}])
+'''})
+    per_request = [f for f in found if f[2] in ("error", "warning")]
+    assert len(per_request) == 1 and "search_text_memories" in per_request[0][3], found

@@ -119,7 +119,9 @@ def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
     while changed:
         changed = False
         for targets, used in uses:
-            if used & derived and not targets <= derived:
+            # `p = enhance(p, message)` updates `p`: what it held stays what it was (the holes the
+            # update adds carry their own names), so `p` is not derived through it.
+            if used & derived and not targets <= derived and not targets & used:
                 derived |= targets
                 changed = True
     return derived
@@ -204,9 +206,12 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
         return _from_tag(hole)
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
         return hole
-    carried = set(WORD.findall(hole.expression)) if scope is None or scope.contains(hole.location) else set()
+    born_here = scope is not None and scope.contains(hole.location)
+    carried = set(WORD.findall(hole.expression)) if scope is None or born_here else set()
     for step in hole.path:
-        if scope is None or scope.contains(step.location):
+        # A value made here is what its own expression made: passing it on through a helper that
+        # also takes the input (`p = enhance(p, message)`) does not make it derived.
+        if scope is None or scope.contains(step.location) and not born_here:
             carried |= set(ASSIGNED.findall(step.description))
     found = sorted(carried & derived)
     if not found and computed_by is not None and not carried & computed_by:
