@@ -1129,3 +1129,36 @@ class Agent:
 '''})
     per_request = [f for f in found if f[2] in ("error", "warning")]
     assert len(per_request) == 1 and "search_text_memories" in per_request[0][3], found
+
+
+def test_variables_picked_from_a_known_dict_for_a_template_keep_their_values(tmp_path: Path) -> None:
+    # DB-GPT's profile: `{k: pass_vars[k] for k in find_undeclared_variables(...) if k in pass_vars}`.
+    # The names the template declares are unknown, but each value picked is the dict's own.
+    found = findings(tmp_path, {"agent.py": '''
+from datetime import datetime
+from jinja2 import Environment
+from jinja2.meta import find_undeclared_variables
+from openai import OpenAI
+
+TEMPLATE = """You are a {{ role }}. The current time is: {{ now_time }}.
+""" + "Follow every constraint below carefully and answer in JSON.\\n" * 40
+
+class Agent:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def format_prompt(self, template: str, **kwargs) -> str:
+        env = Environment()
+        pass_vars = {"role": "planner"}
+        pass_vars.update(kwargs)
+        declared = find_undeclared_variables(env.parse(template))
+        data = {key: pass_vars[key] for key in declared if key in pass_vars}
+        return env.from_string(template).render(**data)
+
+    def think(self, question: str, history: list):
+        system = self.format_prompt(TEMPLATE, now_time=datetime.now().strftime("%Y-%m-%d %H:%M:%S"))
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+'''})
+    assert [(f[0], f[1]) for f in found if "datetime.now()" in f[3] and f[2] in ("error", "warning")] == \
+        [("agent.py", 6)], found

@@ -1046,6 +1046,10 @@ class Evaluator:
         return Seq(result.items, result.order or self.set_order_hole(node, frame, "set comprehension"))
 
     def eval_DictComp(self, node: ast.DictComp, frame: Frame) -> Value:
+        picked = self.picked_entries(node, frame)
+        if picked is not None:
+            return picked
+
         def entry(sub: Frame) -> list[Value]:
             return [Seq((self.eval(node.key, sub), self.eval(node.value, sub)))]
 
@@ -1056,6 +1060,20 @@ class Evaluator:
             if isinstance(pair, Seq) and len(pair.items) == 2:
                 entries.append((literal_text(pair.items[0]), pair.items[1]))
         return Mapping(tuple(entries), pairs.order)
+
+    def picked_entries(self, node: ast.DictComp, frame: Frame) -> Value | None:
+        """``{k: data[k] for k in names if k in data}`` over names the analysis cannot list (the
+        variables a template declares, DB-GPT's `find_undeclared_variables`): the entries of
+        ``data`` that are picked keep their values, so ``data`` stands for the result."""
+        if len(node.generators) != 1 or not isinstance(node.generators[0].target, ast.Name):
+            return None
+        name = node.generators[0].target.id
+        value = node.value
+        if not (isinstance(node.key, ast.Name) and node.key.id == name and isinstance(value, ast.Subscript)
+                and isinstance(value.slice, ast.Name) and value.slice.id == name):
+            return None
+        source = self.eval(value.value, frame)
+        return source if isinstance(source, Mapping) and source.entries else None
 
     def comprehension(self, node: Any, frame: Frame, produce: Callable[[Frame], list[Value]]) -> Value:
         generator = node.generators[0]
