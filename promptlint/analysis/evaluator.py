@@ -220,7 +220,6 @@ class Evaluator:
         self._calls: dict[CallKey, tuple[Value, dict[str, Value]]] = {}
         self._constants: dict[ast.Constant, Value] = {}
         self._guards: dict[int, str | None] = {}
-        self._call_names: dict[int, set[str]] = {}
         # Names of functions that can reach an LLM call (set by the engine); None: evaluate all.
         self.reaching_names: frozenset[str] | None = None
         # Inferred wrappers (set by the engine, see analysis/summaries.py): name -> slots whose
@@ -228,7 +227,6 @@ class Evaluator:
         self.wrappers: dict[str, frozenset[str]] = {}
         self._user_inputs: dict[int, set[str]] = {}  # definition -> names forming its user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
-        self._derived: dict[tuple[int, frozenset[str]], set[str]] = {}  # (definition, inputs) -> derived names
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -447,11 +445,13 @@ class Evaluator:
         return not any(isinstance(a, (ast.Name, ast.Attribute)) and _dotted(a) in frame.locals
                        and isinstance(frame.locals[_dotted(a) or ""], (Seq, Mapping)) for a in call.args)
 
-    def nested_call_names(self, node: ast.AST) -> set[str]:
-        key = id(node)
-        if key not in self._call_names:
-            self._call_names[key] = called_names(node)
-        return self._call_names[key]
+    @staticmethod
+    def nested_call_names(node: ast.AST) -> frozenset[str]:
+        """Kept on the node: every evaluation of the project asks again for the same call."""
+        cached = node.__dict__.get("_call_names")
+        if cached is None:
+            cached = node.__dict__["_call_names"] = frozenset(called_names(node))
+        return cached
 
     def loop_calls_llm(self, loop: ast.AST) -> bool:
         """A loop whose body calls an LLM API method, or a project function that hands a prompt on to
@@ -839,18 +839,7 @@ class Evaluator:
     def bind_locals_used(self, method: ast.AST, stmt: ast.Assign | ast.AnnAssign, frame: Frame) -> None:
         """Bind the locals ``stmt`` reads (and those they read), from their last plain assignment
         before it: ``prompt = build(...); self.agent = make(prompt)`` stores what ``build`` made."""
-        assignments = [a for a in nodes_of(method, ast.Assign) if a.lineno < stmt.lineno
-                       and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)]
-        assignments.sort(key=lambda a: a.lineno)
-        needed = {n.id for n in nodes_of(stmt.value, ast.Name)} if stmt.value is not None else set()
-        chosen: list[ast.Assign] = []
-        for assignment in reversed(assignments):
-            name = assignment.targets[0].id  # type: ignore[attr-defined]
-            if name in needed and len(chosen) < MAX_STORED_LOCALS:
-                needed.discard(name)
-                needed |= {n.id for n in nodes_of(assignment.value, ast.Name)}
-                chosen.append(assignment)
-        for assignment in reversed(chosen):
+        for assignment in _locals_used(method, stmt):
             frame.locals[assignment.targets[0].id] = self.eval(assignment.value, frame)  # type: ignore[attr-defined]
 
     def mro(self, info: ClassInfo) -> list[ClassInfo]:
@@ -1067,13 +1056,23 @@ class Evaluator:
         ``data`` that are picked keep their values, so ``data`` stands for the result."""
         if len(node.generators) != 1 or not isinstance(node.generators[0].target, ast.Name):
             return None
-        name = node.generators[0].target.id
+        generator = node.generators[0]
+        name = generator.target.id  # type: ignore[attr-defined]
         value = node.value
         if not (isinstance(node.key, ast.Name) and node.key.id == name and isinstance(value, ast.Subscript)
                 and isinstance(value.slice, ast.Name) and value.slice.id == name):
             return None
+        source_text = ast.unparse(value.value)
+        if not any(isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.In)
+                   and ast.unparse(test.left) == name and ast.unparse(test.comparators[0]) == source_text
+                   for test in generator.ifs):
+            return None  # not a pick: every name is looked up, whatever the dict holds
+        items, order = self.iteration(self.eval(generator.iter, frame), generator.iter, frame)
+        if items is not None:
+            return None  # the names are known: the comprehension itself says which entries, in which order
         source = self.eval(value.value, frame)
-        return source if isinstance(source, Mapping) and source.entries else None
+        return Mapping(source.entries, order or source.order) if isinstance(source, Mapping) and source.entries \
+            else None
 
     def comprehension(self, node: Any, frame: Frame, produce: Callable[[Frame], list[Value]]) -> Value:
         generator = node.generators[0]
@@ -1878,11 +1877,14 @@ class Evaluator:
             derived = self.derived(frame.function, inputs) if inputs else set()
         self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by, messages)
 
-    def derived(self, function: ast.AST, inputs: set[str]) -> set[str]:
-        key = (id(function), frozenset(inputs))
-        if key not in self._derived:
-            self._derived[key] = derived_names(function, inputs)
-        return self._derived[key]
+    @staticmethod
+    def derived(function: ast.AST, inputs: set[str]) -> set[str]:
+        """Kept on the definition, per set of inputs: a pure function of its syntax."""
+        memo = function.__dict__.setdefault("_derived_names", {})
+        key = frozenset(inputs)
+        if key not in memo:
+            memo[key] = frozenset(derived_names(function, inputs))
+        return set(memo[key])
 
     def user_turn_inputs(self, function: ast.AST) -> set[str]:
         key = id(function)
@@ -2064,6 +2066,28 @@ def _cut_short(value: Value) -> bool:
         return not value.attrs
     return isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN \
         and value.hole.origin is None and not value.hole.is_history
+
+
+def _locals_used(method: ast.AST, stmt: ast.Assign | ast.AnnAssign) -> list[ast.Assign]:
+    """The plain assignments of the locals ``stmt`` reads (and those they read), in source order;
+    computed once per statement."""
+    cached = stmt.__dict__.get("_locals_used")
+    if cached is not None:
+        return cached
+    assignments = [a for a in nodes_of(method, ast.Assign) if a.lineno < stmt.lineno
+                   and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)]
+    assignments.sort(key=lambda a: a.lineno)
+    needed = {n.id for n in nodes_of(stmt.value, ast.Name)} if stmt.value is not None else set()
+    chosen: list[ast.Assign] = []
+    for assignment in reversed(assignments):
+        name = assignment.targets[0].id  # type: ignore[attr-defined]
+        if name in needed and len(chosen) < MAX_STORED_LOCALS:
+            needed.discard(name)
+            needed |= {n.id for n in nodes_of(assignment.value, ast.Name)}
+            chosen.append(assignment)
+    chosen.reverse()
+    stmt.__dict__["_locals_used"] = chosen
+    return chosen
 
 
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
