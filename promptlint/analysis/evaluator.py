@@ -425,9 +425,22 @@ class Evaluator:
         self.run_for_items(stmt, frame)
 
     def run_twice(self, body: list[ast.stmt], frame: Frame) -> None:
-        """An agent loop: the second pass sees what the first appended (the growing history)."""
+        """An agent loop: the second pass sees what the first appended (the growing history), and
+        the state it carried from one request to the next (a plan, a log) as per-step values."""
         self.run_block(body, frame)
+        for name, mutation in _loop_carried(body).items():
+            value = frame.locals.get(name)
+            if value is not None and not _is_message_list(value) and isinstance(value, (Seq, Text, Unknown)) \
+                    and not (isinstance(value, Unknown) and value.hole.volatility.is_volatile):
+                frame.locals[name] = self.loop_state(name, mutation, frame)
         self.run_block(body, frame)
+
+    def loop_state(self, name: str, mutation: ast.stmt, frame: Frame) -> Unknown:
+        """What an agent loop carries to its next request (`plan.append(step)`, `log += line`):
+        different on every request the loop sends."""
+        where = frame.module.location(mutation)
+        origin = Origin(where, frame.module.snippet(mutation), "loop-state", Volatility.PER_REQUEST)
+        return Unknown(Hole(Volatility.PER_REQUEST, name, None, origin=origin))
 
     def skippable_statement_call(self, value: ast.expr, frame: Frame) -> bool:
         """``log(...)`` / ``await self.emit(...)`` as a statement: its result is dropped, so only
@@ -2121,6 +2134,52 @@ def _appended_attributes(klass: ClassInfo) -> set[str]:
                     found.add(path[5:])
     klass.__dict__["_appended"] = found
     return found
+
+
+def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
+    """Names a loop body changes from their own value (`plan.append(x)`, `log += line`, `notes =
+    notes + x`), with the first statement that does: what the loop carries to its next pass. Kept
+    on the body's first statement (a pure function of the syntax)."""
+    if not body:
+        return {}
+    cached = body[0].__dict__.get("_loop_carried")
+    if cached is not None:
+        return cached
+    found: dict[str, ast.stmt] = {}
+    for stmt in body:
+        for node in nodes_of(stmt, (ast.Expr, ast.AugAssign, ast.Assign)):
+            name = _grown_name(node)
+            if name is not None:
+                found.setdefault(name, node)
+    body[0].__dict__["_loop_carried"] = found
+    return found
+
+
+def _grown_name(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+            and node.value.func.attr in ("append", "extend", "insert"):
+        return _dotted(node.value.func.value)
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and not _is_counter_step(node):
+        return _dotted(node.target)
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        name = _dotted(node.targets[0])
+        if name and isinstance(node.value, (ast.BinOp, ast.JoinedStr)) \
+                and any(_dotted(n) == name for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))):
+            return name
+    return None
+
+
+def _is_message_list(value: Value) -> bool:
+    """A list of chat messages (role dicts or message objects) or a history: appending to it is
+    how a conversation grows, which is what the cache is for."""
+    if not isinstance(value, Seq):
+        return False
+    for item in value.items:
+        if isinstance(item, Splice) and item.hole.is_history:
+            return True
+        if isinstance(item, Mapping) and item.get("role") is not None or isinstance(item, (Obj, Instance)):
+            return True
+    return False
 
 
 def _is_counter_step(stmt: ast.AugAssign) -> bool:
