@@ -51,7 +51,12 @@ sight: documents retrieved for this question belong after the history, in the fi
 So is an agent framework's *run state* read by a callback that runs before every model call (an
 ADK instruction provider or `before_model_callback` reading `context.state`; rules/sources.yaml
 `run_state`, rules/prompt_sinks.yaml `request_system`): tools change it during a run, so the
-instructions and the history after it miss whenever a step changes it.
+instructions and the history after it miss whenever a step changes it. So is *agent-loop state*:
+in a loop that sends a request on every pass (a `while` loop, `for step in range(...)`), a list
+the loop appends to or a text it extends (`plan.append(step)`, `log += line`) differs on every
+request; written into the system message (`messages[0] = {"role": "system", "content":
+f"Plan: {plan}..."}`) it busts the rules and the history after it. Appending to the message list
+itself is how a conversation grows, and is left alone.
 
 ## Known problems
 Severity follows how often the value changes, and the message says what that scope costs:
@@ -226,6 +231,21 @@ def before_model(callback_context: CallbackContext, llm_request: LlmRequest):
 from agno.agent import Agent
 planner = Agent(instructions=["Plan trips.", "Ask for the budget first."], add_datetime_to_context=True)
 """,
+        # An agent loop that only appends to its history, and puts the steps taken in the final
+        # user turn: every request extends the previous one.
+        """
+from openai import OpenAI
+client = OpenAI()
+RULES = "Follow the action space below exactly. " * 80
+def run(task: str, max_steps: int = 10):
+    messages = [{"role": "system", "content": RULES}]
+    done = []
+    for step in range(max_steps):
+        messages.append({"role": "user", "content": f"{task}\\nSteps taken: {done}"})
+        reply = client.chat.completions.create(model="gpt-4o", messages=messages)
+        messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+        done.append(reply.choices[0].message.content)
+""",
     ]
     INVALID = [
         # An agent setting (rules/prompt_sinks.yaml agent_settings): agno writes the user's
@@ -360,6 +380,21 @@ PROMPT = "---Data---\\n{context}\\n---Goal---\\n" + "Answer in the requested for
 async def local_query(query, store, model_func):
     context = await store.build_context(query)
     return await model_func(query, system_prompt=PROMPT.format(context=context))
+""",
+        # Agent-loop state: the plan the loop grows is rewritten into the system message
+        # (`messages[0]`) on every pass, ahead of the rules and the history.
+        """
+from openai import OpenAI
+client = OpenAI()
+RULES = "Follow the action space below exactly. " * 80
+def run(task: str, tools: list, max_steps: int = 10):
+    messages = [{"role": "system", "content": RULES}, {"role": "user", "content": task}]
+    plan = []
+    for step in range(max_steps):
+        messages[0] = {"role": "system", "content": f"Plan so far: {plan}\\n\\n{RULES}"}
+        reply = client.chat.completions.create(model="gpt-4o", messages=messages, tools=tools)
+        plan.append(reply.choices[0].message.content)
+        messages.append({"role": "assistant", "content": reply.choices[0].message.content})
 """,
     ]
 
