@@ -1162,3 +1162,30 @@ class Agent:
 '''})
     assert [(f[0], f[1]) for f in found if "datetime.now()" in f[3] and f[2] in ("error", "warning")] == \
         [("agent.py", 6)], found
+
+
+def test_a_log_an_agent_loop_extends_on_self_is_per_step_where_the_system_text_reads_it(tmp_path: Path) -> None:
+    # Issue 18's agent-loop state: the log grows on every pass and opens the system text, so the
+    # rules and the history after it miss on every request. The history the loop appends to is not.
+    found = findings(tmp_path, {"agent.py": '''
+from anthropic import Anthropic
+
+RULES = "You control a browser. Use exactly one action per reply. " * 60
+
+
+class Agent:
+    def __init__(self):
+        self.client = Anthropic()
+        self.history = []
+        self.log = ""
+
+    def run(self, goal: str):
+        while True:
+            system = f"Actions so far:\\n{self.log}\\n\\n{RULES}"
+            reply = self.client.messages.create(model="claude-sonnet-4-5", max_tokens=500, system=system,
+                                                messages=[*self.history, {"role": "user", "content": goal}])
+            self.log += f"- {reply.content[0].text}\\n"
+            self.history.append({"role": "assistant", "content": reply.content[0].text})
+'''})
+    assert [(f[1], f[2]) for f in found] == [(14, "warning")], found
+    assert "loop-state `self.log`" in found[0][3]
