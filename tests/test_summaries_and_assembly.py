@@ -1189,3 +1189,31 @@ class Agent:
 '''})
     assert [(f[1], f[2]) for f in found] == [(14, "warning")], found
     assert "loop-state `self.log`" in found[0][3]
+
+
+def test_a_retry_loop_appending_a_message_object_to_its_messages_is_not_loop_state(tmp_path: Path) -> None:
+    # graphiti's retry: the error goes back as one more user message, the conversation growing.
+    found = findings(tmp_path, {"client.py": '''
+from anthropic import AsyncAnthropic
+from pydantic import BaseModel
+
+class Message(BaseModel):
+    role: str
+    content: str
+
+class Client:
+    def __init__(self):
+        self.client = AsyncAnthropic()
+
+    async def generate(self, messages: list[Message], retries: int = 2):
+        attempt = 0
+        while attempt <= retries:
+            try:
+                return await self.client.messages.create(
+                    model="claude-sonnet-4-5", max_tokens=500, system=messages[0].content,
+                    messages=[{"role": m.role, "content": m.content} for m in messages[1:]])
+            except ValueError as error:
+                attempt += 1
+                messages.append(Message(role="user", content=f"The previous response was invalid: {error}"))
+'''})
+    assert not [f for f in found if "loop-state" in f[3]], found

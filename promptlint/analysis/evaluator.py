@@ -2158,6 +2158,8 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
 def _grown_name(node: ast.stmt) -> str | None:
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
             and node.value.func.attr in ("append", "extend", "insert"):
+        if any(_is_message_node(arg) for arg in node.value.args):
+            return None  # `messages.append(Message(role="user", ...))`: the conversation growing
         return _dotted(node.value.func.value)
     if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and not _is_counter_step(node):
         return _dotted(node.target)
@@ -2167,6 +2169,13 @@ def _grown_name(node: ast.stmt) -> str | None:
                 and any(_dotted(n) == name for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))):
             return name
     return None
+
+
+def _is_message_node(node: ast.expr) -> bool:
+    """A chat message written out: a dict with a "role" key, or a call with a `role=` keyword."""
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "role" for k in node.keys)
+    return isinstance(node, ast.Call) and any(k.arg == "role" for k in node.keywords)
 
 
 def _is_message_list(value: Value) -> bool:
