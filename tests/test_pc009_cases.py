@@ -211,6 +211,35 @@ class Memory:
         if len(self.messages) > 20:
             self.messages = self.messages[-20:]
 ''', [((6, 13, 6, 48), "`self.messages` is cut to its last `20` messages" + CUT)]),
+    "the conversation as text, cut from the front by a binary search after an early return": ('''
+class Conversation:
+    # {"role": ...} messages for the llm
+    def chunked(self) -> str:
+        text = self.return_history_as_string()
+        if count_tokens(text) <= self.context_length:
+            return text
+        left, right = 0, len(text)
+        while left < right:
+            mid = (left + right) // 2
+            tail = text[mid:]
+            if count_tokens(tail) <= self.context_length:
+                right = mid
+            else:
+                left = mid + 1
+        return text[right:]
+''', [((10, 13, 10, 30), "`text` (the conversation as text, from `self.return_history_as_string()`) is cut "
+                          "from the front to fit its limit" + CUT)]),
+    "a window after an early return under the limit": ('''
+class ContextWindowFilter:
+    # {"role": ...} messages for the llm
+    async def filter_messages(self, messages: list) -> list:
+        if len(messages) <= self.max_messages:
+            return messages
+        system_messages = [m for m in messages if m.role == "system"]
+        other_messages = [m for m in messages if m.role != "system"]
+        recent_messages = other_messages[-self.max_messages:]
+        return system_messages + recent_messages
+''', [((8, 9, 8, 62), "`other_messages` is cut to its last `self.max_messages` messages" + CUT)]),
 }
 
 LEFT_ALONE = {
@@ -304,6 +333,29 @@ class Log:
         if len(self.messages) > 100:
             self.messages = self.messages[-self.limit:]
             del self.messages[0]
+''',
+    "a page text (not the conversation) cut to fit a limit": '''
+def page_excerpt(browser, llm, limit: int) -> str:
+    text = browser.page_text()
+    if len(text) > limit:
+        text = text[len(text) - limit:]
+    return llm.complete([{"role": "user", "content": text}])
+''',
+    "the conversation as text cut to its start (the prefix stays)": '''
+class Conversation:
+    # {"role": ...} messages for the llm
+    def opening(self) -> str:
+        text = self.get_history_text()
+        if len(text) <= self.limit:
+            return text
+        return text[:self.limit]
+''',
+    "the conversation as text, one fixed tail for a one-off summary (no limit test)": '''
+def summarize(chat, llm) -> str:
+    # {"role": ...} messages for the llm
+    text = chat.history_as_text()
+    excerpt = text[-4000:]
+    return llm.complete([{"role": "user", "content": "Summarize: " + excerpt}])
 ''',
 }
 

@@ -5,7 +5,8 @@ Finds conversation histories that are cut from the front or the middle one messa
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens,
 `messages[:1] + messages[len(messages) - limit:]`, a `get_messages()` that returns only the last
-`buffer_size` messages of what it holds. Framework settings that replay only the last turns
+`buffer_size` messages of what it holds, the conversation rendered as text
+(`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework settings that replay only the last turns
 (`Agent(add_history_to_context=True, num_history_runs=5)` in agno, LangChain's
 `ConversationBufferWindowMemory` and `trim_messages`: `history_windows` in
 rules/prompt_sinks.yaml) are the same cut made by a library.
@@ -46,7 +47,11 @@ stored back into the history itself. A local copy cut once for a one-off summary
 and so are memory stores (searched, so what reaches the prompt is per request anyway) and capped
 logs of things that are not messages (the function appends a hash, an id, a signal or a record
 without a role or content to the list). A slice in the `else` of a limit test runs
-under the limit, so it is not a cut. A window that drops half of the history at a time is still
+under the limit, so it is not a cut; code after `if <size within limit>: return` runs over it, so
+a slice there is. The conversation as text is recognized only when a local name holds the result
+of a history-named call (`return_history_as_string()`, `get_history_text()`) and is sliced from a
+start that moves with its length (`text[mid:]` in a search over `len(text)`, `text[-n:]`) under a
+limit test; text read from elsewhere (a page, a tool output) is not a history. A window that drops half of the history at a time is still
 reported (it misses once per half window instead of on every call): keep it if that is the
 trade-off you chose, with a suppression comment saying so. Framework windows are found only for
 the constructors listed in `history_windows`. A method that cuts where its caller says
@@ -87,6 +92,12 @@ MESSAGE_KEYS = frozenset({"role", "sender", "speaker", "author", "content", "par
 NOT_A_MESSAGE = re.compile(r"(?i)hash|signal|(?:^|_)ids?$|(?:^|_)keys?$|(?:^|_)scores?$")
 
 
+# The conversation rendered by a history-named call and kept in a name, and a slice that could cut
+# it from the front (`text = self.history_as_string()`, `text[mid:]`).
+HISTORY_TEXT = re.compile(r"(?i)\w\s*=\s*[\w.]*(?:" + "|".join(HISTORY_WORDS) + r")\w*\(")
+OPEN_SLICE = re.compile(r"\w\[[^\]\n:]{1,60}:\s*\]")
+
+
 # A file that handles chat messages for a model: role-tagged messages, an LLM client or call.
 CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client)")
 
@@ -111,7 +122,8 @@ def may_cut_history(text: str) -> bool:
             if CANDIDATE.search(text, max(0, start - 80), start + 120):
                 return CHAT_CODE.search(text) is not None
             start = text.find(anchor, start + 1)
-    return False
+    return HISTORY_TEXT.search(text) is not None and OPEN_SLICE.search(text) is not None \
+        and CHAT_CODE.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -199,6 +211,14 @@ def drain(pending_messages: list) -> None:
     while pending_messages:
         print(pending_messages.pop(0))
 """,
+        # Text that is not the conversation (a page), cut to fit: not a history window.
+        """
+def page_excerpt(browser, llm, limit: int) -> str:
+    text = browser.page_text()
+    if len(text) > limit:
+        text = text[len(text) - limit:]
+    return llm.complete([{"role": "user", "content": text}])
+""",
     ]
     INVALID = [
         # A framework's windowed history (rules/prompt_sinks.yaml `history_windows`).
@@ -252,6 +272,24 @@ def fit(messages: list, model_client, limit: int) -> list:
     while model_client.count_tokens(messages) > limit and messages:
         messages.pop(len(messages) // 2)
     return messages
+""",
+        # The conversation as text, cut from the front until it fits (swarms' dynamic context window).
+        """
+class Conversation:
+    def chunked(self) -> str:
+        # {"role": ..., "content": ...} messages, sent to the llm as one text
+        text = self.return_history_as_string()
+        if count_tokens(text) <= self.context_length:
+            return text
+        left, right = 0, len(text)
+        while left < right:
+            mid = (left + right) // 2
+            if count_tokens(text[mid:]) <= self.context_length:
+                right = mid
+            else:
+                left = mid + 1
+        tail = text[right:]
+        return tail
 """,
     ]
 
@@ -422,12 +460,75 @@ def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
 
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
     not_messages = _lists_of_non_messages(function)
+    texts = _history_texts(function)
     for node, guards in _walk_with_guards(function.body, ()):
         scope = guards[-1] if guards else function
         guarded = any(_is_budget_check(g) for g in guards)
         for cut in _cuts_at(function, node, guarded):
             if cut.history not in not_messages:
                 yield scope, cut
+        if guarded and texts and isinstance(node, ast.Assign):
+            cut = _text_cut(node, texts, _length_names(function))
+            if cut is not None:
+                yield scope, cut
+
+
+def _history_texts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Local names holding the conversation rendered by a history-named call, with that call
+    (``text = self.return_history_as_string()``): cutting the text from the front is the same
+    window as cutting the list (swarms' dynamic context window)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call):
+            callee = node.value.func
+            name = callee.attr if isinstance(callee, ast.Attribute) else callee.id if isinstance(callee, ast.Name) else ""
+            if HISTORY_NAME.search(name) and "summar" not in name.lower():
+                found[node.targets[0].id] = ast.unparse(node.value)
+    return found
+
+
+def _length_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Names computed from a length, directly or through other such names (``right = len(text)``,
+    ``mid = (left + right) // 2``): a cut at one of them moves with the text's length."""
+    pairs: list[tuple[str, ast.expr]] = []
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                        and len(target.elts) == len(node.value.elts):
+                    pairs += [(t.id, v) for t, v in zip(target.elts, node.value.elts) if isinstance(t, ast.Name)]
+                elif isinstance(target, ast.Name):
+                    pairs.append((target.id, node.value))
+    names: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, value in pairs:
+            if name not in names and (_uses_len(value) or any(
+                    isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))):
+                names.add(name)
+                changed = True
+    return frozenset(names)
+
+
+def _text_cut(node: ast.Assign, texts: dict[str, str], length_names: frozenset[str]) -> Cut | None:
+    """``tail = text[mid:]`` over the history text, with a start that moves with its length (or a
+    fixed number of characters from its end), under a limit test."""
+    value = node.value
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in texts
+            and isinstance(value.slice, ast.Slice) and value.slice.upper is None and value.slice.step is None):
+        return None
+    lower = value.slice.lower
+    moving = lower is not None and (
+        isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub) or _uses_len(lower)
+        or any(isinstance(n, ast.Name) and n.id in length_names for n in ast.walk(lower)))
+    if not moving:
+        return None
+    name = value.value.id
+    return Cut(node, name, f"(the conversation as text, from `{texts[name]}`) is cut from the front to fit its "
+                           "limit")
 
 
 def _lists_of_non_messages(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -494,6 +595,9 @@ def _walk_with_guards(body: list[ast.stmt], guards: tuple[ast.expr, ...]) -> Ite
         yield stmt, guards
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
+        if _returns_under_limit(stmt):
+            # `if tokens <= limit: return text`: what follows runs only over the limit.
+            guards = (*guards, stmt.test)  # type: ignore[attr-defined]
         inner = (*guards, stmt.test) if isinstance(stmt, (ast.If, ast.While)) else guards
         yield from _walk_with_guards(getattr(stmt, "body", []) or [], inner)
         # The else branch runs when the test is false: under the limit, not over it.
@@ -501,6 +605,11 @@ def _walk_with_guards(body: list[ast.stmt], guards: tuple[ast.expr, ...]) -> Ite
             yield from _walk_with_guards(getattr(stmt, field, []) or [], guards)
         for handler in getattr(stmt, "handlers", []) or []:
             yield from _walk_with_guards(handler.body, inner)
+
+
+def _returns_under_limit(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.If) and not stmt.orelse and bool(stmt.body) \
+        and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) and _is_budget_check(stmt.test)
 
 
 def _is_budget_check(test: ast.expr) -> bool:
