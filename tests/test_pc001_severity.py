@@ -163,7 +163,7 @@ def build() -> list:
     return [{"role": "system", "content": f"Now: {datetime.now()}" + os.getenv("POLICY")}]
 ''') == [("info", "per-request clock `datetime.now()` comes before stable content of unknown length and the "
                   "conversation history (system prompt, conversation history) in the "
-                  f"`{ASSEMBLY}` prompt; no known stable text follow, so the loss depends on a conversation "
+                  f"`{ASSEMBLY}` prompt; no known stable text follows, so the loss depends on a conversation "
                   f"history being sent after it (info) {ASSUMED}")]
 
 

@@ -458,8 +458,9 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
         # Judged at an assembly point with little known text after it: whether anything is lost
         # depends on a history that may not exist (one-shot calls), and text of unknown length
         # after it is as likely volatile as stable.
-        known = f"only {after.chars:,} characters of" if after.chars else "no"
-        return Severity.INFO, (f"{known} known stable text follow, so the loss depends on a conversation "
+        known = f"only {after.chars:,} characters of known stable text follow" if after.chars else \
+            "no known stable text follows"
+        return Severity.INFO, (f"{known}, so the loss depends on a conversation "
                                "history being sent after it (info)")
     if hole.category not in LOOKED_UP or severity is Severity.INFO:
         return severity, consequence
