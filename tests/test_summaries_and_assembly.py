@@ -1217,3 +1217,73 @@ class Client:
                 messages.append(Message(role="user", content=f"The previous response was invalid: {error}"))
 '''})
     assert not [f for f in found if "loop-state" in f[3]], found
+
+
+REFINE_RULES = '''RULES = "Keep every number exactly as written; cite the section names you used. " * 100
+'''
+
+
+def test_a_running_summary_a_loop_over_unknown_items_carries_is_per_step(tmp_path: Path) -> None:
+    # A refine chain: each chunk's request opens with the summary the previous requests built,
+    # so the rules after it miss on every chunk (the loop's items are not known: run twice).
+    found = findings(tmp_path, {"refine.py": '''
+from openai import OpenAI
+''' + REFINE_RULES + '''
+client = OpenAI()
+
+
+def summarize(chunks: list[str]) -> str:
+    summary = ""
+    for chunk in chunks:
+        response = client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": f"Summary so far:\\n{summary}\\n\\n{RULES}"},
+            {"role": "user", "content": chunk}])
+        summary += response.choices[0].message.content
+    return summary
+'''})
+    assert [(f[1], f[2]) for f in found] == [(11, "error")], found
+    assert "loop-state `summary`" in found[0][3]
+
+
+def test_results_a_loop_over_unknown_items_collects_but_never_sends_are_not_loop_state(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"batch.py": '''
+from openai import OpenAI
+''' + REFINE_RULES + '''
+client = OpenAI()
+
+
+def tag_all(texts: list[str]) -> list[str]:
+    tags = []
+    for text in texts:
+        response = client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": RULES}, {"role": "user", "content": text}])
+        tags.append(response.choices[0].message.content)
+    return tags
+'''})
+    assert found == [], found
+
+
+def test_what_a_loop_collects_is_its_output_after_it_not_loop_state(tmp_path: Path) -> None:
+    # sweep's format_snippets: each snippet is annotated by a model, and the collected list is
+    # sent once after the loop; the request after the loop is judged on its own (PC010 here).
+    found = findings(tmp_path, {"fix.py": '''
+from openai import OpenAI
+''' + REFINE_RULES + '''
+client = OpenAI()
+
+
+def annotate(code: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": code}])
+
+
+def fix(snippets: list[str], issue: str):
+    formatted = []
+    for snippet in snippets:
+        formatted.append(annotate(snippet))
+    joined = "\\n".join(formatted)
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "You fix GitHub issues."},
+        {"role": "user", "content": f"{joined}\\n\\n{issue}\\n\\n{RULES}"}])
+'''})
+    assert not [f for f in found if "loop-state" in f[3]], found
+    assert [f[1] for f in found if f[0] == "fix.py" and "fixed text follow" in f[3]] == [16], found

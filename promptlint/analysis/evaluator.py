@@ -419,7 +419,7 @@ class Evaluator:
         if calls_llm:
             saved = frame.in_llm_loop
             frame.in_llm_loop = True
-            self.run_for_items(stmt, frame)
+            self.run_for_items(stmt, frame, sends_requests=True)
             frame.in_llm_loop = saved
             return
         self.run_for_items(stmt, frame)
@@ -428,12 +428,17 @@ class Evaluator:
         """An agent loop: the second pass sees what the first appended (the growing history), and
         the state it carried from one request to the next (a plan, a log) as per-step values."""
         self.run_block(body, frame)
+        after_one_pass: dict[str, Value] = {}
         for name, mutation in _loop_carried(body).items():
             value = frame.locals.get(name)
             if value is not None and not _is_message_list(value) and isinstance(value, (Seq, Text, Unknown)) \
                     and not (isinstance(value, Unknown) and value.hole.volatility.is_volatile):
+                after_one_pass[name] = value
                 frame.locals[name] = self.loop_state(name, mutation, frame)
         self.run_block(body, frame)
+        # Per-step only for the requests the loop sends: after it, what it built (the results it
+        # collected, the final summary) is the loop's output, as after one pass.
+        frame.locals.update(after_one_pass)
 
     def loop_state(self, name: str, mutation: ast.stmt, frame: Frame) -> Unknown:
         """What an agent loop carries to its next request (`plan.append(step)`, `log += line`):
@@ -476,7 +481,10 @@ class Evaluator:
                 any(name.rsplit(".", 1)[-1] in self.wrappers for name in names)
         return self._llm_loops[key]
 
-    def run_for_items(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> None:
+    def run_for_items(self, stmt: ast.For | ast.AsyncFor, frame: Frame, sends_requests: bool = False) -> None:
+        """``sends_requests``: the body sends an LLM request for each item; over items the
+        analysis cannot list, it runs twice, so what one request leaves for the next (a running
+        summary, a log) is per-step on the second pass, as in an agent loop."""
         iterable = self.eval(stmt.iter, frame)
         items, order = self.iteration(iterable, stmt.iter, frame)
         saved_taint = frame.order_taint
@@ -490,7 +498,10 @@ class Evaluator:
         else:
             element = self.element_of(iterable, stmt.iter, frame)
             self.bind(stmt.target, element, frame, step=False)
-            self.run_block(stmt.body, frame)
+            if sends_requests:
+                self.run_twice(stmt.body, frame)
+            else:
+                self.run_block(stmt.body, frame)
         frame.order_taint = saved_taint
         self.run_block(stmt.orelse, frame)
 

@@ -52,9 +52,10 @@ So is an agent framework's *run state* read by a callback that runs before every
 ADK instruction provider or `before_model_callback` reading `context.state`; rules/sources.yaml
 `run_state`, rules/prompt_sinks.yaml `request_system`): tools change it during a run, so the
 instructions and the history after it miss whenever a step changes it. So is *agent-loop state*:
-in a loop that sends a request on every pass (a `while` loop, `for step in range(...)`), a list
-the loop appends to or a text it extends (`plan.append(step)`, `log += line`) differs on every
-request; written into the system message (`messages[0] = {"role": "system", "content":
+in a loop that sends a request on every pass (a `while` loop, `for step in range(...)`, a `for`
+over items the analysis cannot list, such as the chunks of a document), a list the loop appends
+to or a text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`)
+differs on every request; written into the system message (`messages[0] = {"role": "system", "content":
 f"Plan: {plan}..."}`) it busts the rules and the history after it. Appending to the message list
 itself is how a conversation grows, and is left alone.
 
@@ -395,6 +396,21 @@ def run(task: str, tools: list, max_steps: int = 10):
         reply = client.chat.completions.create(model="gpt-4o", messages=messages, tools=tools)
         plan.append(reply.choices[0].message.content)
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+""",
+        # A running summary a loop over a document's chunks carries to the next chunk's request,
+        # ahead of the rules every chunk repeats (a "refine" chain).
+        """
+from openai import OpenAI
+client = OpenAI()
+RULES = "Keep every number exactly as written; cite the section names you used. " * 100
+def summarize(chunks: list[str]) -> str:
+    summary = ""
+    for chunk in chunks:
+        reply = client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": f"Summary so far:\\n{summary}\\n\\n{RULES}"},
+            {"role": "user", "content": chunk}])
+        summary += reply.choices[0].message.content
+    return summary
 """,
     ]
 
