@@ -211,24 +211,17 @@ class Memory:
         if len(self.messages) > 20:
             self.messages = self.messages[-20:]
 ''', [((6, 13, 6, 48), "`self.messages` is cut to its last `20` messages" + CUT)]),
-    "the conversation as text, cut from the front by a binary search after an early return": ('''
+    "the conversation as text, cut to its last characters after an early return": ('''
 class Conversation:
     # {"role": ...} messages for the llm
-    def chunked(self) -> str:
-        text = self.return_history_as_string()
-        if count_tokens(text) <= self.context_length:
+    def history_for_prompt(self) -> str:
+        text = self.get_history_text()
+        if len(text) <= self.max_chars:
             return text
-        left, right = 0, len(text)
-        while left < right:
-            mid = (left + right) // 2
-            tail = text[mid:]
-            if count_tokens(tail) <= self.context_length:
-                right = mid
-            else:
-                left = mid + 1
-        return text[right:]
-''', [((10, 13, 10, 30), "`text` (the conversation as text, from `self.return_history_as_string()`) is cut "
-                          "from the front to fit its limit" + CUT)]),
+        recent = text[-self.max_chars:]
+        return recent
+''', [((7, 9, 7, 40), "`text` (the conversation as text, from `self.get_history_text()`) is cut "
+                        "from the front to fit its limit" + CUT)]),
     "a window after an early return under the limit": ('''
 class ContextWindowFilter:
     # {"role": ...} messages for the llm

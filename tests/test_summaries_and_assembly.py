@@ -1223,26 +1223,28 @@ REFINE_RULES = '''RULES = "Keep every number exactly as written; cite the sectio
 '''
 
 
-def test_a_running_summary_a_loop_over_unknown_items_carries_is_per_step(tmp_path: Path) -> None:
-    # A refine chain: each chunk's request opens with the summary the previous requests built,
-    # so the rules after it miss on every chunk (the loop's items are not known: run twice).
+def test_notes_a_loop_over_unknown_items_carries_are_per_step(tmp_path: Path) -> None:
+    # Each page's request opens with the notes the previous requests wrote, so the rules after
+    # them miss on every page (the loop's items are not known: it runs twice).
     found = findings(tmp_path, {"refine.py": '''
 from openai import OpenAI
 ''' + REFINE_RULES + '''
 client = OpenAI()
 
 
-def summarize(chunks: list[str]) -> str:
-    summary = ""
-    for chunk in chunks:
-        response = client.chat.completions.create(model="gpt-4o", messages=[
-            {"role": "system", "content": f"Summary so far:\\n{summary}\\n\\n{RULES}"},
-            {"role": "user", "content": chunk}])
-        summary += response.choices[0].message.content
-    return summary
+class Reader:
+    def read(self, pages) -> list:
+        notes = []
+        for page in pages:
+            context = "\\n".join(notes)
+            response = client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": f"Notes so far:\\n{context}\\n\\n{RULES}"},
+                {"role": "user", "content": page}])
+            notes.append(response.choices[0].message.content)
+        return notes
 '''})
-    assert [(f[1], f[2]) for f in found] == [(11, "error")], found
-    assert "loop-state `summary`" in found[0][3]
+    assert [(f[1], f[2]) for f in found] == [(11, "error")], found  # where the notes enter the text
+    assert "loop-state `notes`" in found[0][3]
 
 
 def test_results_a_loop_over_unknown_items_collects_but_never_sends_are_not_loop_state(tmp_path: Path) -> None:
