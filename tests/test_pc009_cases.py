@@ -350,6 +350,15 @@ def summarize(chat, llm) -> str:
     excerpt = text[-4000:]
     return llm.complete([{"role": "user", "content": "Summarize: " + excerpt}])
 ''',
+    "a slice after leaving when over the limit (it runs under it)": '''
+class Chat:
+    # {"role": ...} messages for the llm
+    def recent(self, messages: list) -> list:
+        if len(messages) > self.max_messages:
+            raise ValueError("the conversation is too long")
+        recent_messages = messages[-self.max_messages:]
+        return recent_messages
+''',
 }
 
 

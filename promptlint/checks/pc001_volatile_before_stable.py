@@ -48,16 +48,17 @@ of a *lookup*
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
 memory recalls; add your own in `[tool.promptlint.lookups]`), even where the user turn is not in
 sight: documents retrieved for this question belong after the history, in the final user turn.
-So is an agent framework's *run state* read by a callback that runs before every model call (an
-ADK instruction provider or `before_model_callback` reading `context.state`; rules/sources.yaml
+So is an agent framework's *run state* read by a callback that runs before every model call (an ADK
+instruction provider or `before_model_callback` reading `context.state`; rules/sources.yaml
 `run_state`, rules/prompt_sinks.yaml `request_system`): tools change it during a run, so the
-instructions and the history after it miss whenever a step changes it. So is *agent-loop state*:
-in a loop that sends a request on every pass (a `while` loop, `for step in range(...)`, a `for`
-over items the analysis cannot list, such as the chunks of a document), a list the loop appends
-to or a text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`)
-differs on every request; written into the system message (`messages[0] = {"role": "system", "content":
-f"Plan: {plan}..."}`) it busts the rules and the history after it. Appending to the message list
-itself is how a conversation grows, and is left alone.
+instructions and the history after it miss whenever a step changes it. So is *agent-loop state*: in
+a loop that sends a request on every pass (a `while` loop, `for step in range(...)`, a `for` over
+items the analysis cannot list, such as the chunks of a document), a list the loop appends to or a
+text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`) differs on every
+request; written into the system message
+(`messages[0] = {"role": "system", "content": f"Plan: {plan}..."}`) it busts the rules and the
+history after it. Appending to the message list itself is how a conversation grows, and is left
+alone.
 
 ## Known problems
 Severity follows how often the value changes, and the message says what that scope costs:

@@ -6,9 +6,9 @@ they reach a limit: `self.messages = self.messages[-max_messages:]` after a leng
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens,
 `messages[:1] + messages[len(messages) - limit:]`, a `get_messages()` that returns only the last
 `buffer_size` messages of what it holds, the conversation rendered as text
-(`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework settings that replay only the last turns
-(`Agent(add_history_to_context=True, num_history_runs=5)` in agno, LangChain's
-`ConversationBufferWindowMemory` and `trim_messages`: `history_windows` in
+(`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework
+settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
+in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`: `history_windows` in
 rules/prompt_sinks.yaml) are the same cut made by a library.
 
 ## Why is this bad?
@@ -40,24 +40,24 @@ def add_message(self, message: dict) -> None:
 The rule reads the code of the cut, not the request: it does not prove that the list is sent to a
 model. It looks only at lists named like a conversation (`messages`, `history`, `conversation`,
 `convo`) in files that deal with chat messages for a model (a `role`, an LLM client or call), cut
-under a length or budget check, stored back on an object, or returned by the method that hands
-the history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so
-dropping a fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when
-stored back into the history itself. A local copy cut once for a one-off summary is left alone,
-and so are memory stores (searched, so what reaches the prompt is per request anyway) and capped
-logs of things that are not messages (the function appends a hash, an id, a signal or a record
-without a role or content to the list). A slice in the `else` of a limit test runs
-under the limit, so it is not a cut; code after `if <size within limit>: return` runs over it, so
-a slice there is. The conversation as text is recognized only when a local name holds the result
-of a history-named call (`return_history_as_string()`, `get_history_text()`) and is sliced from a
-start that moves with its length (`text[mid:]` in a search over `len(text)`, `text[-n:]`) under a
-limit test; text read from elsewhere (a page, a tool output) is not a history. A window that drops half of the history at a time is still
-reported (it misses once per half window instead of on every call): keep it if that is the
-trade-off you chose, with a suppression comment saying so. Framework windows are found only for
-the constructors listed in `history_windows`. A method that cuts where its caller says
-(`def trim(self, index, count)` with no limit test of its own) is reported at the calls made
-under a limit test (`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name
-called on a history-named object; where no such call is found, at the method itself.
+under a length or budget check, stored back on an object, or returned by the method that hands the
+history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so dropping a
+fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when stored back
+into the history itself. A local copy cut once for a one-off summary is left alone, and so are
+memory stores (searched, so what reaches the prompt is per request anyway) and capped logs of
+things that are not messages (the function appends a hash, an id, a signal or a record without a
+role or content to the list). A slice in the `else` of a limit test runs under the limit, so it is
+not a cut; code after `if <size within limit>: return` runs over it, so a slice there is. The
+conversation as text is recognized only when a local name holds the result of a history-named call
+(`return_history_as_string()`, `get_history_text()`) and is sliced from a start that moves with its
+length (`text[mid:]` in a search over `len(text)`, `text[-n:]`) under a limit test; text read from
+elsewhere (a page, a tool output) is not a history. A window that drops half of the history at a
+time is still reported (it misses once per half window instead of on every call): keep it if that
+is the trade-off you chose, with a suppression comment saying so. Framework windows are found only
+for the constructors listed in `history_windows`. A method that cuts where its caller says
+(`def trim(self, index, count)` with no limit test of its own) is reported at the calls made under
+a limit test (`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name called
+on a history-named object; where no such call is found, at the method itself.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -79,6 +79,9 @@ HISTORY_WORDS = ("messages", "history", "conversation", "convo", "chat_log")
 INDEX_NAMES = frozenset({"idx", "index", "pos", "position", "offset"})
 # What a limit compares: a length, a token count, a budget (`len(x)`, `token_count`, `max_images`).
 SIZE_NAME = re.compile(r"(?i)count|token|size|length|limit|max|budget|num|total|remain")
+# Of those, a measured size (`total_tokens`) rather than the limit it is held to (`max_tokens`).
+MEASURE_NAME = re.compile(r"(?i)count|token|size|len|total|num")
+LIMIT_NAME = re.compile(r"(?i)max|limit|budget|context|window|allowed|threshold")
 HISTORY_NAME = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")")
 # A cheap text test before parsing: a history-named list sliced from the front, popped at an index,
 # deleted from, or rebuilt around a kept head.
@@ -608,8 +611,27 @@ def _walk_with_guards(body: list[ast.stmt], guards: tuple[ast.expr, ...]) -> Ite
 
 
 def _returns_under_limit(stmt: ast.stmt) -> bool:
+    """``if len(x) <= limit: return x``: leaves early when the size is within its limit (not
+    ``if len(x) > limit: raise``, after which the code runs under it)."""
     return isinstance(stmt, ast.If) and not stmt.orelse and bool(stmt.body) \
-        and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) and _is_budget_check(stmt.test)
+        and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) and _is_within_limit(stmt.test)
+
+
+def _is_within_limit(test: ast.expr) -> bool:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_budget_check(test)):
+        return False
+    left, right = test.left, test.comparators[0]
+    if isinstance(test.ops[0], (ast.Lt, ast.LtE)):
+        return _is_measure(left)
+    return isinstance(test.ops[0], (ast.Gt, ast.GtE)) and _is_measure(right)
+
+
+def _is_measure(node: ast.expr) -> bool:
+    """A measured size (``len(x)``, ``count_tokens(x)``, ``total_tokens``), not a limit (``max_len``)."""
+    if isinstance(node, ast.Call):
+        return True
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return MEASURE_NAME.search(name) is not None and LIMIT_NAME.search(name) is None
 
 
 def _is_budget_check(test: ast.expr) -> bool:
