@@ -65,9 +65,11 @@ Severity follows how often the value changes, and the message says what that sco
 per-request values are errors (warnings when less than about 500 tokens of stable text follow, or
 when only an assumed history follows; `info` when, judged at an assembly point with the history
 only assumed, less than about 250 tokens of known text follow, because a one-shot call then loses
-next to nothing), per-user and per-session values warnings and only when stable text shared
-across conversations follows (the history of one conversation is theirs anyway), per-day values
-`info` (the cache goes cold once a day), once-per-process values `info` (workers do not share a
+next to nothing), per-user values warnings and only when stable text shared across
+conversations follows (the history of one conversation is theirs anyway), per-session values
+`info` (computed once for a conversation and reused, such as a task typed at the console or a
+time stored when the session starts: the stable text after it misses once per conversation, on
+its first request), per-day values `info` (the cache goes cold once a day), once-per-process values `info` (workers do not share a
 prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and recalled
 content judged at an assembly point with only an assumed history after it and under ~500 tokens of
 known text is `info` (such calls are mostly one-shot). On a provider that caches only at explicit
