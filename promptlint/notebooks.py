@@ -3,8 +3,10 @@
 A notebook is read with ``json`` (nbformat 4; no extra dependency). Its code cells, in order,
 form one Python module: cells a kernel runs one after another share their names, so a value born
 in one cell and used in a later one is followed. IPython lines that are not Python are blanked,
-keeping every line number: line magics and shell escapes (``%time``, ``!pip``), help lines
-(``obj?``), and whole cells that start with a cell magic (``%%bash``).
+keeping every line number: line magics and shell escapes (``%time``, ``!pip``, indented ones
+under an ``if`` too, and the lines a trailing backslash continues them on), the magics IPython
+runs without ``%`` (``pip install ...``), help lines (``obj?``), and whole cells that start with a
+cell magic (``%%bash``).
 
 Locations are reported like ruff: ``cell`` is the cell's 1-based position in the notebook (all
 cells counted, Markdown too, as Jupyter shows them), ``line`` the 1-based line within that cell:
@@ -20,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,14 @@ from promptlint.model import AnalysisResult, FileError, Location
 
 SUFFIX = ".ipynb"
 MAX_NOTEBOOK_BYTES = 20_000_000
+
+
+# Line magics IPython runs without their `%` (automagic) that notebooks use that way:
+# `pip install -U "autogen-ext[openai]"`. Followed by an argument, never by `=`, `(`, `.` or `[`.
+AUTOMAGIC = re.compile(r"(?:pip|conda|mamba|uv|cd|load_ext|matplotlib)\s+[\w\-\"'./~$]")
+
+
+LINE_IN_MESSAGE = re.compile(r"\(line (\d+)\)")
 
 
 class NotebookError(Exception):
@@ -66,8 +77,11 @@ def notebook_source(text: str) -> NotebookSource:
             continue
         lines = source.splitlines()
         cell_magic = bool(lines) and lines[0].lstrip().startswith("%%")
+        continued = False  # the line before was IPython syntax ending in a backslash
         for index, line in enumerate(lines, 1):
-            out.append("" if cell_magic or _not_python(line) else line)
+            ipython = cell_magic or continued or _not_python(line)
+            out.append(("" if continued else _blanked(line)) if ipython else line)
+            continued = ipython and line.rstrip().endswith("\\")
             places.append((number, index))
         out.append("")  # a separator line: a cell never continues the previous one's statement
         places.append((number, len(lines) + 1))
@@ -76,7 +90,15 @@ def notebook_source(text: str) -> NotebookSource:
 
 def _not_python(line: str) -> bool:
     stripped = line.strip()
-    return stripped.startswith(("%", "!")) or (stripped.endswith("?") and not stripped.startswith("#"))
+    return stripped.startswith(("%", "!")) or (stripped.endswith("?") and not stripped.startswith("#")) \
+        or AUTOMAGIC.match(stripped) is not None
+
+
+def _blanked(line: str) -> str:
+    """An IPython line as nothing; indented (`    !git clone ...` under an `if`), as `pass`, so
+    the block around it keeps a statement."""
+    indent = line[:len(line) - len(line.lstrip())]
+    return f"{indent}pass" if indent and line.strip() else ""
 
 
 def cell_lines(path: str, cell: int) -> tuple[str, ...]:
@@ -123,8 +145,18 @@ def analyze_notebooks(notebooks: list[Path], config: Config, cwd: Path) -> Analy
             mapped = dataclasses.replace(mapped, fix=None, layout_index=index)
             if not _ignored_for_file(mapped, config):
                 findings.append(dataclasses.replace(mapped, fingerprint=fingerprint(mapped)))
-        errors += [dataclasses.replace(e, path=shown) for e in outcome.result.errors]
+        errors += [dataclasses.replace(e, path=shown, message=_cell_line(e.message, converted))
+                   for e in outcome.result.errors]
     return AnalysisResult(tuple(findings), tuple(errors), tuple(layouts), files_analyzed=analyzed)
+
+
+def _cell_line(message: str, converted: NotebookSource) -> str:
+    """``syntax error (line 710): ...`` in the converted module as ``(cell 72, line 5)``."""
+    found = LINE_IN_MESSAGE.search(message)
+    place = converted.place(int(found[1])) if found else None
+    if found is None or place is None:
+        return message
+    return f"{message[:found.start()]}(cell {place[0]}, line {place[1]}){message[found.end():]}"
 
 
 def _display(path: Path, cwd: Path) -> str:

@@ -44,6 +44,21 @@ def test_code_cells_become_one_module_with_magics_blanked() -> None:
     assert converted.place(lines.index("def answer(question, history):") + 1) == (4, 1)  # markdown counted
 
 
+def test_shell_escapes_continued_indented_or_without_percent_are_blanked() -> None:
+    # Seen in public cookbooks (bench/wild): each of these made the whole notebook a syntax error.
+    converted = notebook_source(notebook(
+        ("code", ["!pip install -qU \\\n", "    anthropic==0.49 \\\n", "    pinecone\n", "import os\n"]),
+        ("code", ["import sys\n", "if 'google.colab' in sys.modules:\n", "    !git clone https://x.git /tmp/x\n",
+                  "    %cd /tmp/x\n"]),
+        ("code", ['pip install -U "autogen-ext[openai]"\n', "pip = 3\n", "pip.main(['list'])\n"])))
+    lines = converted.source.splitlines()
+    compile(converted.source, "nb", "exec")
+    assert lines[:4] == ["", "", "", "import os"]  # the continued lines go with the escape
+    assert lines[7:9] == ["    pass", "    pass"]  # the `if` keeps a body
+    assert lines[10:13] == ["", "pip = 3", "pip.main(['list'])"]  # only the magic is blanked
+    assert converted.place(13) == (3, 3)
+
+
 def test_finding_in_a_cell_text_and_json(tmp_path: Path) -> None:
     root = write_tree(tmp_path, {"bot.ipynb": BUST})
     code, out, _ = cli("check", "bot.ipynb", cwd=root)
@@ -100,6 +115,16 @@ def test_broken_notebook_is_a_per_file_error(tmp_path: Path) -> None:
     errors = json.loads(out)["errors"]
     assert code == 0 and [e["path"] for e in errors] == ["broken.ipynb"]
     assert cli("check", "broken.ipynb", cwd=root)[0] == 2  # nothing requested could be analyzed
+
+
+def test_a_syntax_error_in_a_cell_names_the_cell_and_its_line(tmp_path: Path) -> None:
+    broken = notebook(("markdown", ["# Notes\n"]), ("code", ["from openai import OpenAI\n"]),
+                      ("code", ["rows = 5\n", "table = df.apply(\n", "    lambda row: row * rows\n", "print(table)\n"]))
+    root = write_tree(tmp_path, {"broken.ipynb": broken, "app.py": CLEAN})
+    code, out, _ = cli("check", "--format", "json", cwd=root)
+    errors = json.loads(out)["errors"]
+    assert [(e["path"], e["message"].split(":")[0]) for e in errors] == [
+        ("broken.ipynb", "syntax error (cell 3, line 4)")], errors  # where the parser gave up
 
 
 def test_diff_keeps_findings_of_a_changed_notebook(tmp_path: Path) -> None:

@@ -310,6 +310,13 @@ def test_a_file_no_python_version_can_read_is_still_a_syntax_error_naming_the_li
     assert [e.message.startswith("syntax error (line 9)") for e in result.errors] == [True]
 
 
+def test_an_unmatched_bracket_is_reported_at_its_line_not_the_file_start(tmp_path: Path) -> None:
+    # libcst's tokenizer names no position (1:1) for it; the interpreter's error does.
+    root = write_tree(tmp_path, {"app.py": "from openai import OpenAI\n\nLIMIT = (1))\nclient = OpenAI()\n"})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [e.message for e in result.errors] == ["syntax error (line 3): unmatched ')'"]
+
+
 def test_python_3_12_f_strings_are_read_as_the_concatenation_they_build(tmp_path: Path) -> None:
     """PEP 701 (the same quotes, a backslash inside `{...}`) under Python 3.11: the f-string is read
     as the text it builds, so the clock inside it is still found ahead of the policy, on its line."""

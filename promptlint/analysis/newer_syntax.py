@@ -63,6 +63,8 @@ def downgrade(source: str) -> str | None:
     try:
         rewritten = cst.parse_module(source).visit(_Downgrade()).code
     except cst.ParserSyntaxError as exc:
+        if exc.message.strip().startswith("tokenizer error"):
+            return None  # it names no position (always 1:1): the running parser's error has one
         # "parser error: error at 9:22: expected one of ,, :, =" (its own position is the right one)
         found = _POSITION.match(exc.message.strip())
         line, message = (int(found[1]), found[2]) if found else (exc.raw_line, exc.message.strip() or "invalid syntax")
