@@ -35,8 +35,11 @@ MAX_NOTEBOOK_BYTES = 20_000_000
 
 
 # Line magics IPython runs without their `%` (automagic) that notebooks use that way:
-# `pip install -U "autogen-ext[openai]"`. Followed by an argument, never by `=`, `(`, `.` or `[`.
-AUTOMAGIC = re.compile(r"(?:pip|conda|mamba|uv|cd|load_ext|matplotlib)\s+[\w\-\"'./~$]")
+# `pip install -U "autogen-ext[openai]"`. A package manager only with one of its commands, the
+# others only with an argument that is not an operator or a keyword (`pip or default` is Python).
+AUTOMAGIC = re.compile(r"(?:pip|conda|mamba|uv)\s+(?:install|uninstall|list|show|freeze|download|sync|add|"
+                       r"remove|run|create|update|upgrade|pip)\b"
+                       r"|(?:cd|load_ext|matplotlib)\s+(?!(?:and|or|if|else|in|is|not|for)\b)[\w\-\"'./~$]")
 
 
 LINE_IN_MESSAGE = re.compile(r"\(line (\d+)\)")

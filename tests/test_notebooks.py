@@ -50,12 +50,12 @@ def test_shell_escapes_continued_indented_or_without_percent_are_blanked() -> No
         ("code", ["!pip install -qU \\\n", "    anthropic==0.49 \\\n", "    pinecone\n", "import os\n"]),
         ("code", ["import sys\n", "if 'google.colab' in sys.modules:\n", "    !git clone https://x.git /tmp/x\n",
                   "    %cd /tmp/x\n"]),
-        ("code", ['pip install -U "autogen-ext[openai]"\n', "pip = 3\n", "pip.main(['list'])\n"])))
+        ("code", ['pip install -U "autogen-ext[openai]"\n', "pip = 3\n", "pip.main(['list'])\n", "pip or 4\n"])))
     lines = converted.source.splitlines()
     compile(converted.source, "nb", "exec")
     assert lines[:4] == ["", "", "", "import os"]  # the continued lines go with the escape
     assert lines[7:9] == ["    pass", "    pass"]  # the `if` keeps a body
-    assert lines[10:13] == ["", "pip = 3", "pip.main(['list'])"]  # only the magic is blanked
+    assert lines[10:14] == ["", "pip = 3", "pip.main(['list'])", "pip or 4"]  # only the magic is blanked
     assert converted.place(13) == (3, 3)
 
 
