@@ -1,12 +1,12 @@
 """Jupyter notebooks (``.ipynb``): their code cells analyzed like a Python module, as ruff does.
 
-A notebook is read with ``json`` (nbformat 4; no extra dependency). Its code cells, in order,
-form one Python module: cells a kernel runs one after another share their names, so a value born
-in one cell and used in a later one is followed. IPython lines that are not Python are blanked,
-keeping every line number: line magics and shell escapes (``%time``, ``!pip``, indented ones
-under an ``if`` too, and the lines a trailing backslash continues them on), the magics IPython
-runs without ``%`` (``pip install ...``), help lines (``obj?``), and whole cells that start with a
-cell magic (``%%bash``).
+A notebook is read with ``json`` (nbformat 4; no extra dependency). Its code cells, in order, form
+one Python module: cells a kernel runs one after another share their names, so a value born in one
+cell and used in a later one is followed. IPython lines that are not Python are blanked, keeping
+every line number (a cell that is Python as written is kept whole): line magics and shell escapes
+(``%time``, ``!pip``, indented ones under an ``if`` too, and the lines a trailing backslash
+continues them on), the magics IPython runs without ``%`` (``pip install ...``), help lines
+(``obj?``), and whole cells that start with a cell magic (``%%bash``).
 
 Locations are reported like ruff: ``cell`` is the cell's 1-based position in the notebook (all
 cells counted, Markdown too, as Jupyter shows them), ``line`` the 1-based line within that cell:
@@ -19,6 +19,7 @@ into them. ``--fix`` does not write notebooks.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import os
@@ -43,6 +44,10 @@ AUTOMAGIC = re.compile(r"(?:pip|conda|mamba|uv)\s+(?:install|uninstall|list|show
 
 
 LINE_IN_MESSAGE = re.compile(r"\(line (\d+)\)")
+
+
+# IPython's help lines: `obj?`, `obj.method??`, `?obj` (a name, not a sentence ending in `?`).
+HELP = re.compile(r"\?{0,2}[A-Za-z_][\w.]*(?:\(\))?\?{1,2}$|\?{1,2}[A-Za-z_][\w.]*$")
 
 
 class NotebookError(Exception):
@@ -79,21 +84,37 @@ def notebook_source(text: str) -> NotebookSource:
         if not isinstance(source, str):
             continue
         lines = source.splitlines()
-        cell_magic = bool(lines) and lines[0].lstrip().startswith("%%")
-        continued = False  # the line before was IPython syntax ending in a backslash
-        for index, line in enumerate(lines, 1):
-            ipython = cell_magic or continued or _not_python(line)
-            out.append(("" if continued else _blanked(line)) if ipython else line)
-            continued = ipython and line.rstrip().endswith("\\")
-            places.append((number, index))
+        out += lines if _is_python(source) else _python_lines(lines)
+        places += [(number, index) for index in range(1, len(lines) + 1)]
         out.append("")  # a separator line: a cell never continues the previous one's statement
         places.append((number, len(lines) + 1))
     return NotebookSource("\n".join(out) + "\n", tuple(places))
 
 
+def _is_python(source: str) -> bool:
+    """A cell that is Python as written (top-level `await` allowed, as in a kernel) is kept
+    whole: a line of a prompt string that ends in `?` or starts with `!` is text, not IPython."""
+    try:
+        compile(source, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _python_lines(lines: list[str]) -> list[str]:
+    cell_magic = bool(lines) and lines[0].lstrip().startswith("%%")
+    kept: list[str] = []
+    continued = False  # the line before was IPython syntax ending in a backslash
+    for line in lines:
+        ipython = cell_magic or continued or _not_python(line)
+        kept.append(("" if continued else _blanked(line)) if ipython else line)
+        continued = ipython and line.rstrip().endswith("\\")
+    return kept
+
+
 def _not_python(line: str) -> bool:
     stripped = line.strip()
-    return stripped.startswith(("%", "!")) or (stripped.endswith("?") and not stripped.startswith("#")) \
+    return stripped.startswith(("%", "!")) or HELP.match(stripped) is not None \
         or AUTOMAGIC.match(stripped) is not None
 
 

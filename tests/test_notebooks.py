@@ -117,6 +117,17 @@ def test_broken_notebook_is_a_per_file_error(tmp_path: Path) -> None:
     assert cli("check", "broken.ipynb", cwd=root)[0] == 2  # nothing requested could be analyzed
 
 
+def test_prompt_lines_that_look_like_ipython_stay_in_their_string() -> None:
+    # claude-cookbooks' text_to_sql guide: few-shot questions ending in `?` inside a prompt were
+    # blanked as help lines, and the prompt lost them.
+    cell = ['EXAMPLES = """\n', "User: Who is the oldest employee?\n", "!important: answer with SQL only\n",
+            '%s rows at most"""\n', "len?\n"]
+    converted = notebook_source(notebook(("code", cell[:4]), ("code", cell[4:])))
+    lines = converted.source.splitlines()
+    assert lines[:4] == [line.rstrip("\n") for line in cell[:4]]  # valid Python: kept whole
+    assert lines[5] == ""  # a help line in a cell of its own is still IPython
+
+
 def test_a_syntax_error_in_a_cell_names_the_cell_and_its_line(tmp_path: Path) -> None:
     broken = notebook(("markdown", ["# Notes\n"]), ("code", ["from openai import OpenAI\n"]),
                       ("code", ["rows = 5\n", "table = df.apply(\n", "    lambda row: row * rows\n", "print(table)\n"]))
