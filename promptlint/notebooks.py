@@ -25,6 +25,7 @@ import json
 import os
 import re
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,7 +96,9 @@ def _is_python(source: str) -> bool:
     """A cell that is Python as written (top-level `await` allowed, as in a kernel) is kept
     whole: a line of a prompt string that ends in `?` or starts with `!` is text, not IPython."""
     try:
-        compile(source, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an invalid escape in the cell is not ours to report
+            compile(source, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
