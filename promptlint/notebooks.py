@@ -105,11 +105,12 @@ def _is_python(source: str) -> bool:
 
 
 def _python_lines(lines: list[str]) -> list[str]:
-    cell_magic = bool(lines) and lines[0].lstrip().startswith("%%")
+    if lines and lines[0].lstrip().startswith("%%"):
+        return [""] * len(lines)  # a cell magic: the whole cell is another language
     kept: list[str] = []
     continued = False  # the line before was IPython syntax ending in a backslash
     for line in lines:
-        ipython = cell_magic or continued or _not_python(line)
+        ipython = continued or _not_python(line)
         kept.append(("" if continued else _blanked(line)) if ipython else line)
         continued = ipython and line.rstrip().endswith("\\")
     return kept

@@ -31,7 +31,8 @@ def notebook(*cells: tuple[str, list[str]]) -> str:
         indent=1)
 
 
-BUST = notebook(("markdown", ["# Support bot\n"]), ("code", SETUP), ("code", ["%%bash\n", "echo $((1 +\n"]),
+BUST = notebook(("markdown", ["# Support bot\n"]), ("code", SETUP),
+                ("code", ["%%bash\n", "for f in *; do\n", "  echo $((1 +\n", "done\n"]),
                 ("code", ANSWER))
 
 

@@ -464,6 +464,7 @@ def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
     not_messages = _lists_of_non_messages(function)
     texts = _history_texts(function)
+    length_names = _length_names(function) if texts else frozenset()
     for node, guards in _walk_with_guards(function.body, ()):
         scope = guards[-1] if guards else function
         guarded = any(_is_budget_check(g) for g in guards)
@@ -471,7 +472,7 @@ def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple
             if cut.history not in not_messages:
                 yield scope, cut
         if guarded and texts and isinstance(node, ast.Assign):
-            cut = _text_cut(node, texts, _length_names(function))
+            cut = _text_cut(node, texts, length_names)
             if cut is not None:
                 yield scope, cut
 
