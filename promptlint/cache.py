@@ -9,6 +9,10 @@ Layout (``<project>/.promptlint_cache/``, git-ignored by a ``.gitignore`` of ``*
     <namespace>/definitions.json  each parsed module's definitions and the names they call, by hash
     <namespace>/called.json       the names each file's text calls, by content hash
     (the last two are read only when the reach has to be computed again)
+    <namespace>/modules.json      results of the rules that read a module's code rather than a
+                                  prompt layout (PC009), by path and content hash
+    <namespace>/tokens.json       token counts of texts the estimates measured, by tokenizer and
+                                  a hash of the text (a warm run need not load the tokenizer)
 
 The namespace is a hash of the promptlint code, the knowledge (built-in and configured) and
 everything else that changes results, so a new version or a changed configuration never reads
@@ -263,6 +267,10 @@ class Cache:
         self._called: dict[str, Any] | None = None  # by content hash, loaded on demand
         self._called_dirty = False
         self.reach: dict[str, Any] | None = None  # the last reach result and the input it was for
+        self._modules: dict[str, Any] | None = None  # module rule results by key, loaded on demand
+        self._modules_used: set[str] = set()
+        self._modules_dirty = False
+        self._token_counts: tuple[str, dict[str, int]] | None = None  # as read or last written
         self._entries: dict[str, StoredEntry] = {}
         self._used: set[str] = set()
         self._new_entries: set[str] = set()
@@ -356,6 +364,40 @@ class Cache:
             self._called[sha] = list(names)
             self._called_dirty = True
 
+    # results of the rules that read a module's code (PC009): by a key naming the path and the
+    # content hash; only the results used by this run are written back
+
+    def module_result(self, key: str) -> Any | None:
+        if self._modules is None:
+            data = read_json(self.folder / "modules.json")
+            self._modules = data.get("modules", {}) if isinstance(data, dict) and data.get("format") == FORMAT \
+                and isinstance(data.get("modules"), dict) else {}
+        found = self._modules.get(key)
+        if found is not None:
+            self._modules_used.add(key)
+        return found
+
+    def set_module_result(self, key: str, result: Any) -> None:
+        self.module_result(key)  # loads the store
+        assert self._modules is not None
+        self._modules[key] = result
+        self._modules_used.add(key)
+        self._modules_dirty = True
+
+    # token counts, for the estimates: one tokenizer's (its identity) counts by a hash of the text
+
+    def token_counts(self, identity: str) -> dict[str, int]:
+        data = read_json(self.folder / "tokens.json")
+        counts = data.get("counts") if isinstance(data, dict) and data.get("format") == FORMAT \
+            and data.get("tokenizer") == identity else None
+        self._token_counts = (identity, dict(counts) if isinstance(counts, dict) else {})
+        return dict(self._token_counts[1])
+
+    def set_token_counts(self, identity: str, counts: dict[str, int]) -> None:
+        if self._token_counts != (identity, counts):
+            self._token_counts = (identity, dict(counts))
+            self._write("tokens.json", {"format": FORMAT, "tokenizer": identity, "counts": counts})
+
     def set_reach(self, reach: dict[str, Any]) -> None:
         self.reach = reach
         self._dirty = True
@@ -390,6 +432,10 @@ class Cache:
             self._write("called.json", {"format": FORMAT,
                                         "called": {sha: v for sha, v in self._called.items() if sha in current}})
             self._called_dirty = False
+        if self._modules is not None and (self._modules_dirty or set(self._modules) - self._modules_used):
+            self._write("modules.json", {"format": FORMAT, "modules": {
+                key: value for key, value in self._modules.items() if key in self._modules_used}})
+            self._modules_dirty = False
         stale = set(self._entries) - self._used
         if not self._dirty and not stale:
             return

@@ -85,8 +85,6 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         role_builders = {p for p, f in facts.items() if f.text_ok and f.role} | callbacks
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks)
-    if cache is not None:
-        cache.save()
     internal: list[FileError] = []  # promptlint's own failures in the rules (promptlint/internal.py)
     findings = run_rules(analysis.layouts, config, internal)
     pins = [p for p in python_files if facts[p].date_pin]
@@ -95,17 +93,24 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     cut_files = [p for p in python_files if facts[p].history_cut]
     window_files = [p for p in python_files if not facts[p].history_cut
                     and any(i.split(".")[0] in window_modules for i in facts[p].imports)]
+    history_modules = ModuleResults(cache, lambda p: facts[p].sha)
     findings += history_window_findings(project, cut_files, window_files, config, knowledge, internal,
-                                        lambda p: called_names_of(p, facts[p], cache), python_files)
+                                        lambda p: called_names_of(p, facts[p], cache), python_files,
+                                        history_modules)
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
     errors = _errors([*requested.errors, *internal], {**analysis.errors, **project.errors},
                      [(cwd / p).resolve() for p in paths], cwd)
     failed = {e.path for e in errors} & {os.path.relpath(p, cwd) for p in requested.python} if errors else set()
-    stats = {"seconds": time.perf_counter() - started, "files_failed": float(len(failed)), **analysis.stats}
+    stats = {"seconds": time.perf_counter() - started, "files_failed": float(len(failed)), **analysis.stats,
+             "history_modules_read": float(history_modules.computed)}
     directive_files = tuple(str(p) for p in requested.python if facts[p].directive or not facts[p].text_ok)
     result = AnalysisResult(tuple(findings), tuple(errors), tuple(analysis.layouts), len(requested.python), stats,
                             directive_files + tuple(str(p) for p in requested.other))
-    return _estimate(result, config)
+    try:
+        return _estimate(result, config, cache)
+    finally:  # saved after the estimates: their token counts are stored too
+        if cache is not None:
+            cache.save()
 
 
 def _configured_callback_files(python_files: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
@@ -452,43 +457,92 @@ def template_findings(project: Project, files: set[Path], config: Config,
         return []
 
 
+@dataclass
+class ModuleResults:
+    """Stored results of a rule that reads a module's code (PC009), by the module's path and
+    content hash: a warm run parsed and walked every file that may cut a history (8.5 s of
+    litellm's 9.5 s warm run). ``cache`` None: nothing is stored."""
+
+    cache: Cache | None
+    sha_of: Callable[[Path], str | None]
+    computed: int = 0  # modules read this run (not found in the cache)
+
+    def get(self, kind: str, display: str, path: Path, extra: str = "") -> Any | None:
+        key = self._key(kind, display, path, extra)
+        return self.cache.module_result(key) if key is not None and self.cache is not None else None
+
+    def put(self, kind: str, display: str, path: Path, value: Any, extra: str = "") -> None:
+        self.computed += 1
+        key = self._key(kind, display, path, extra)
+        if key is not None and self.cache is not None:
+            self.cache.set_module_result(key, value)
+
+    def _key(self, kind: str, display: str, path: Path, extra: str) -> str | None:
+        sha = self.sha_of(path) if self.cache is not None else None
+        return None if sha is None else "\0".join((kind, display, sha, extra))
+
+
 def history_window_findings(project: Project, files: list[Path], window_files: list[Path], config: Config,
                             knowledge: Knowledge, internal: list[FileError] | None = None,
                             called: Callable[[Path], tuple[str, ...]] | None = None,
-                            python_files: list[Path] | None = None) -> list[Finding]:
+                            python_files: list[Path] | None = None,
+                            stored: ModuleResults | None = None) -> list[Finding]:
     """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one
     (``files``), or that import a framework with a windowed history and name its window
     (``window_files``), are parsed (a file that does not parse is reported by the layout
     analysis, not here). Every file of a framework imports it: parsing them all on every run
     made PC009 nearly all of a warm run on agno's own tree (24 s of 25). A helper that cuts where
     its caller says (``trim(index, count)``) is reported at the calls made under a limit, found
-    among the files that ``called`` says call it; with none, at the helper itself."""
+    among the files that ``called`` says call it; with none, at the helper itself. Each file's
+    result is stored by its content (``stored``)."""
     rule = RULES_BY_CODE["PC009"]
     if rule not in selected_rules(config.select, config.ignore, config.extend_select):
         return []
     assert isinstance(rule, SlidingHistoryWindow)
+    stored = stored or ModuleResults(None, lambda _path: None)
     words = window_words(knowledge.history_windows)
     only_windows = set(window_files)
     findings: list[Finding] = []
     helpers: list[HelperCut] = []
+    mode = "callers" if called is not None else "here"
     for path in [*files, *window_files]:
-        text = read_small_text(path)
-        if text is not None and path in only_windows and not any(word in text for word in words):
-            continue
-        tree = _parsed(text)
-        if tree is None:
-            continue
-        try:
-            findings.extend(rule.check_module(project.display(path), tree, knowledge.history_windows,
-                                              skip_helpers=called is not None))
-            helpers += rule.helper_cuts(project.display(path), tree) if called is not None else []
-        except Exception as exc:  # noqa: BLE001 - reported as an internal error, exit code 2
-            if internal is None:
-                raise
-            internal.append(internal_error(project.display(path), exc, f"rule {rule.code}"))
+        display = project.display(path)
+        result = stored.get("PC009", display, path, mode)
+        if result is None:
+            needs = words if path in only_windows else ()
+            result = _history_cuts_of(rule, display, path, knowledge.history_windows, needs, called is not None,
+                                      internal)
+            if result is None:
+                continue
+            stored.put("PC009", display, path, result, mode)
+        findings += cache_store.decode(result[0])
+        helpers += [HelperCut(method, cache_store.decode(where), history, how) for method, where, history, how in result[1]]
     if helpers and called is not None:
-        findings += _helper_cut_findings(rule, project, helpers, called, python_files or [])
+        findings += _helper_cut_findings(rule, project, helpers, called, python_files or [], stored)
     return findings
+
+
+def _history_cuts_of(rule: SlidingHistoryWindow, display: str, path: Path,
+                     windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]], needs: tuple[str, ...],
+                     with_helpers: bool, internal: list[FileError] | None) -> Any | None:
+    """One module's PC009 findings and helper cuts, encoded for the cache; None when the rule
+    failed on it (reported, and not stored, so the next run tries again). ``needs``: words one
+    of which the text must hold (a file chosen only because it imports a windowed framework)."""
+    text = read_small_text(path)
+    if text is not None and needs and not any(word in text for word in needs):
+        return [[], []]
+    tree = _parsed(text)
+    if tree is None:
+        return [[], []]
+    try:
+        found = list(rule.check_module(display, tree, windows, skip_helpers=with_helpers))
+        helpers = rule.helper_cuts(display, tree) if with_helpers else []
+    except Exception as exc:  # noqa: BLE001 - reported as an internal error, exit code 2
+        if internal is None:
+            raise
+        internal.append(internal_error(display, exc, f"rule {rule.code}"))
+        return None
+    return [cache_store.encode(found), [[h.method, cache_store.encode(h.location), h.history, h.how] for h in helpers]]
 
 
 def _parsed(text: str | None) -> ast.Module | None:
@@ -499,17 +553,26 @@ def _parsed(text: str | None) -> ast.Module | None:
 
 
 def _helper_cut_findings(rule: SlidingHistoryWindow, project: Project, helpers: list[HelperCut],
-                         called: Callable[[Path], tuple[str, ...]], python_files: list[Path]) -> list[Finding]:
+                         called: Callable[[Path], tuple[str, ...]], python_files: list[Path],
+                         stored: ModuleResults) -> list[Finding]:
     by_name = {helper.method: helper for helper in helpers}
+    helpers_key = cache_store.stable_hash(cache_store.encode([[h.method, h.location, h.history, h.how]
+                                                              for h in helpers]))
     findings: list[Finding] = []
     reported: set[str] = set()
     for path in python_files:
         if not set(called(path)) & by_name.keys():
             continue
-        tree = _parsed(read_small_text(path))
-        for finding, helper in rule.caller_findings(project.display(path), tree, by_name) if tree else ():
-            findings.append(finding)
-            reported.add(helper.method)
+        display = project.display(path)
+        result = stored.get("PC009 callers", display, path, helpers_key)
+        if result is None:
+            tree = _parsed(read_small_text(path))
+            result = [[cache_store.encode(finding), helper.method]
+                      for finding, helper in rule.caller_findings(display, tree, by_name)] if tree else []
+            stored.put("PC009 callers", display, path, result, helpers_key)
+        for finding, method in result:
+            findings.append(cache_store.decode(finding))
+            reported.add(method)
     return findings + [rule.cut_finding(h.location, f"`{h.history}` {h.how}") for h in helpers
                        if h.method not in reported]
 
@@ -676,17 +739,23 @@ def _info_when_nothing_lost(code: str) -> bool:
     return rule is not None and rule.info_when_nothing_lost
 
 
-def _estimate(result: AnalysisResult, config: Config) -> AnalysisResult:
+def _estimate(result: AnalysisResult, config: Config, cache: Cache | None = None) -> AnalysisResult:
     shown = result.findings if config.estimate_info else \
         tuple(f for f in result.findings if f.severity is not Severity.INFO)
     if not shown:  # a clean run does not even import the estimator (~30 ms) nor load a tokenizer
         return result
     try:
-        from promptlint.estimate import agree_with_estimate, estimate
+        from promptlint.estimate import agree_with_estimate, estimate, load_counter
     except ImportError:
         return result
+    counter = load_counter(config.tokenizer, config.root)
+    if cache is not None:  # counts stored by earlier runs: the tokenizer is loaded only for new texts
+        counter.remember(cache.token_counts(counter.identity))
     estimated = iter(agree_with_estimate(f, _info_when_nothing_lost(f.rule))
-                     for f in estimate(replace(result, findings=shown), config).findings)
+                     for f in estimate(replace(result, findings=shown), config, counter=counter).findings)
+    if cache is not None:
+        cache.set_token_counts(counter.identity, counter.counts())
+    result = replace(result, stats={**result.stats, "tokenizer_loaded": float(counter.loaded)})
     findings = tuple(next(estimated) if config.estimate_info or f.severity is not Severity.INFO else f
                      for f in result.findings)
     if not config.show_info:  # a finding the estimate lowered to info is hidden like any other

@@ -228,3 +228,85 @@ def test_lost_called_names_are_read_again_from_the_files(tmp_path: Path) -> None
     touched = root / "support_bot" / "notifications.py"
     touched.write_text(touched.read_text() + "\n# an edit\n")
     assert answer(run(root)) == answer(run(root, cache_dir=None))
+
+
+CUT_HISTORY = '''
+from openai import OpenAI
+client = OpenAI()
+
+class Chat:
+    def __init__(self):
+        self.messages = [{"role": "system", "content": "You are a careful support agent."}]
+
+    def ask(self, question: str) -> str:
+        self.messages.append({"role": "user", "content": question})
+        if len(self.messages) > 20:
+            self.messages = self.messages[-20:]
+        reply = client.chat.completions.create(model="gpt-4o", messages=self.messages)
+        return reply.choices[0].message.content
+'''
+CLOCK_FIRST = '''
+import datetime
+from openai import OpenAI
+client = OpenAI()
+RULES = "Answer from the refund policy only, cite each section you use, and keep it short. " * 80
+
+def answer(question: str) -> str:
+    system = f"Today is {datetime.datetime.now().isoformat()}.\\n{RULES}"
+    reply = client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+'''
+
+
+def test_warm_run_reads_no_history_cut_and_loads_no_tokenizer(tmp_path: Path) -> None:
+    # PC009 reads modules, not layouts, and the estimates count tokens: both are stored by content,
+    # so a warm run (a new process: the in-memory token counts are gone) redoes neither.
+    from promptlint.estimate.tokens import _load_counter
+
+    root = write_tree(tmp_path, {"chat.py": CUT_HISTORY, "answer.py": CLOCK_FIRST})
+    _load_counter.cache_clear()
+    cold = run(root)
+    assert {f.rule for f in cold.findings} == {"PC001", "PC009"}
+    assert cold.stats["history_modules_read"] == 1 and cold.stats["tokenizer_loaded"] == 1
+    _load_counter.cache_clear()
+    warm = run(root)
+    assert answer(warm) == answer(cold)
+    assert all(f.estimate is not None and f.estimate.lost_tokens_per_call for f in warm.findings
+               if f.rule == "PC001")
+    assert warm.stats["history_modules_read"] == 0 and warm.stats["tokenizer_loaded"] == 0
+    chat = root / "chat.py"
+    line = next(f.location.line for f in warm.findings if f.rule == "PC009")
+    chat.write_text("# moved down a line\n" + chat.read_text())
+    edited = run(root)
+    assert [f.location.line for f in edited.findings if f.rule == "PC009"] == [line + 1]
+    assert edited.stats["history_modules_read"] == 1
+
+
+def test_a_helper_cut_follows_edits_of_its_callers(tmp_path: Path) -> None:
+    from tests.test_pc009_cases import CONVO
+
+    caller = '''
+from convo import AgentConvo
+
+async def chat(llm, ask):
+    convo = AgentConvo()
+    while True:
+        if len(convo.messages) > 11:
+            convo.trim(3, 2)
+        convo.messages.append({"role": "user", "content": await ask()})
+        convo.messages.append({"role": "assistant", "content": await llm(convo.messages)})
+'''
+    root = write_tree(tmp_path, {"convo.py": CONVO, "agent.py": caller})
+    caller, convo = (root / "agent.py").read_text(), (root / "convo.py").read_text()
+
+    def cuts() -> list[tuple[str, int]]:
+        return [(f.location.path, f.location.line) for f in run(root).findings if f.rule == "PC009"]
+
+    assert cuts() == [("agent.py", 7)] == cuts()
+    (root / "agent.py").write_text(caller.replace("if len(convo.messages) > 11:", "if ask is None:"))
+    assert cuts() == [("convo.py", 6)]  # no caller cuts under a limit now: reported at the helper
+    (root / "agent.py").write_text(caller)
+    assert cuts() == [("agent.py", 7)]
+    (root / "convo.py").write_text(convo.replace("def trim(", "def drop("))
+    assert cuts() == [("convo.py", 6)]  # the caller's call is no longer the helper

@@ -140,6 +140,24 @@ def test_a_name_needs_the_agreement_of_its_definitions_and_tests_do_not_vote() -
     assert "create" in infer_wrappers([("create", wrapper, True)] + [("create", crud, False)] * 9, UNTRACEABLE)
 
 
+def test_agreement_reached_late_through_a_chain_is_found() -> None:
+    """Two of eight `send` definitions reach the system message (one in four: enough), the second
+    only through `relay` -> `post`, found after `send` was first read: the fixed point must read
+    `send`'s definitions again when a name they call gains a slot, whatever the order."""
+    direct = flows_of('def send(self, system):\n    return {"role": "system", "content": system}', True)
+    relayed = flows_of("def send(self, text):\n    return self.link.relay(text)", True)
+    crud = flows_of("def send(self, row):\n    return self.session.add(row)", True)
+    relay = flows_of("def relay(self, text):\n    return self.http.post(text)", True)
+    post = flows_of('def post(self, body):\n    return {"role": "system", "content": body}', True)
+    definitions = [("send", direct, True), ("send", relayed, True)] + [("send", crud, True)] * 6 + \
+        [("relay", relay, True), ("post", post, True)]
+    for order in (definitions, definitions[::-1]):
+        wrappers = infer_wrappers(order, UNTRACEABLE)
+        assert "s#0" in wrappers["send"] and "s#0" in wrappers["relay"]
+    without_chain = [d for d in definitions if d[0] != "post"]
+    assert "send" not in infer_wrappers(without_chain, UNTRACEABLE)  # one in eight: no agreement
+
+
 def test_request_derived_names_follow_lookups_but_not_globals_or_constants() -> None:
     function = ast.parse('''
 def answer(question, retriever):

@@ -205,7 +205,7 @@ def load_price_table(config: Config, today: date | None = None) -> PriceTable:
 @lru_cache(maxsize=8)
 def _load(path: str, user_rows: str, where: str, today: str) -> PriceTable:
     with open(path, encoding="utf-8") as handle:
-        raw = yaml.safe_load(handle) or {}
+        raw = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}  # libyaml: 10x faster
     providers = {
         name: _provider_rules(name, entry, f"{Path(path).name}: provider {name}")
         for name, entry in (raw.get("providers") or {}).items()
