@@ -314,14 +314,19 @@ def targets(all_figures: list[Figures]) -> str:
     # "Under one second per million lines" is read on the largest corpus: on a small one the
     # interpreter's start alone is more than a second per million lines.
     largest = max(all_figures, key=lambda f: f.lines)
-    per_million = median_time(largest.touch) / (largest.lines / 1e6)
+    millions = largest.lines / 1e6
+    per_million = median_time(largest.touch) / millions
+    edit_per_million = median_time(largest.edit) / millions
     memory = peak([r for f in all_figures for r in (*f.cold, *f.warm, *f.touch, *f.edit)])
     checks = [
         (f"cold ≤ fastest peer ({fastest_peer:.1f} s; aim: half)", f"{cold:.1f} s = {cold / fastest_peer:.2f}×",
          cold <= fastest_peer),
         ("warm < 10 % of cold", f"{warm:.2f} s = {100 * warm / cold:.1f} %", warm < 0.1 * cold),
-        (f"touch one file < 1 s per million lines ({largest.name}, {largest.lines / 1e6:.2f} M lines)",
+        (f"touch one file < 1 s per million lines ({largest.name}, {millions:.2f} M lines)",
          f"{median_time(largest.touch):.2f} s = {per_million:.2f} s per million lines", per_million < 1.0),
+        # Issue 14's own wording is "a one-file edit": a changed file, whose dependents are evaluated again.
+        (f"edit one file < 1 s per million lines ({largest.name})",
+         f"{median_time(largest.edit):.2f} s = {edit_per_million:.2f} s per million lines", edit_per_million < 1.0),
         ("peak memory < 1 GiB (all processes)", f"{memory:.0f} MiB", memory < 1024),
     ]
     lines = ["| target | measured | met |", "| --- | --- | --- |"]

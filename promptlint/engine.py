@@ -43,7 +43,7 @@ from promptlint.facts import (
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
 from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_callback_types, load_knowledge, setting_names
-from promptlint.model import AnalysisResult, FileError, Finding, PromptLayout, RelatedLocation, Severity
+from promptlint.model import AnalysisResult, FileError, Finding, Location, PromptLayout, RelatedLocation, Severity
 from promptlint.parallel import (
     EntryOutcome,
     EntryTask,
@@ -507,23 +507,24 @@ def history_window_findings(project: Project, files: list[Path], window_files: l
     mode = "callers" if called is not None else "here"
     for path in [*files, *window_files]:
         display = project.display(path)
-        result = stored.get("PC009", display, path, mode)
-        if result is None:
-            needs = words if path in only_windows else ()
-            result = _history_cuts_of(rule, display, path, knowledge.history_windows, needs, called is not None,
-                                      internal)
+        decoded = _decoded_cuts(stored.get("PC009", display, path, mode))
+        if decoded is None:
+            result = _history_cuts_of(rule, display, path, knowledge.history_windows, needs=words if path in only_windows
+                                      else (), with_helpers=called is not None, internal=internal)
             if result is None:
                 continue
             stored.put("PC009", display, path, result, mode)
-        findings += cache_store.decode(result[0])
-        helpers += [HelperCut(method, cache_store.decode(where), history, how) for method, where, history, how in result[1]]
+            decoded = _decoded_cuts(result)
+            assert decoded is not None
+        findings += decoded[0]
+        helpers += decoded[1]
     if helpers and called is not None:
         findings += _helper_cut_findings(rule, project, helpers, called, python_files or [], stored)
     return findings
 
 
 def _history_cuts_of(rule: SlidingHistoryWindow, display: str, path: Path,
-                     windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]], needs: tuple[str, ...],
+                     windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]], *, needs: tuple[str, ...],
                      with_helpers: bool, internal: list[FileError] | None) -> Any | None:
     """One module's PC009 findings and helper cuts, encoded for the cache; None when the rule
     failed on it (reported, and not stored, so the next run tries again). ``needs``: words one
@@ -545,6 +546,29 @@ def _history_cuts_of(rule: SlidingHistoryWindow, display: str, path: Path,
     return [cache_store.encode(found), [[h.method, cache_store.encode(h.location), h.history, h.how] for h in helpers]]
 
 
+def _decoded_cuts(stored: Any) -> tuple[list[Finding], list[HelperCut]] | None:
+    """A module's stored PC009 result, or None when there is none or it is damaged (the cache is
+    not trusted: a record of any other shape is computed again)."""
+    try:
+        found, cuts = stored
+        findings = list(cache_store.decode(found))
+        helpers = [HelperCut(str(method), cache_store.decode(where), str(history), str(how))
+                   for method, where, history, how in cuts]
+    except (TypeError, ValueError, cache_store.CacheFormatError):
+        return None
+    if not all(isinstance(f, Finding) for f in findings) or not all(isinstance(h.location, Location) for h in helpers):
+        return None
+    return findings, helpers
+
+
+def _decoded_caller_findings(stored: Any) -> list[tuple[Finding, str]] | None:
+    try:
+        found = [(cache_store.decode(finding), str(method)) for finding, method in stored]
+    except (TypeError, ValueError, cache_store.CacheFormatError):
+        return None
+    return found if all(isinstance(finding, Finding) for finding, _ in found) else None
+
+
 def _parsed(text: str | None) -> ast.Module | None:
     try:
         return ast.parse(text) if text is not None else None
@@ -564,14 +588,15 @@ def _helper_cut_findings(rule: SlidingHistoryWindow, project: Project, helpers: 
         if not set(called(path)) & by_name.keys():
             continue
         display = project.display(path)
-        result = stored.get("PC009 callers", display, path, helpers_key)
-        if result is None:
+        found = _decoded_caller_findings(stored.get("PC009 callers", display, path, helpers_key))
+        if found is None:
             tree = _parsed(read_small_text(path))
-            result = [[cache_store.encode(finding), helper.method]
-                      for finding, helper in rule.caller_findings(display, tree, by_name)] if tree else []
-            stored.put("PC009 callers", display, path, result, helpers_key)
-        for finding, method in result:
-            findings.append(cache_store.decode(finding))
+            found = [(finding, helper.method) for finding, helper in rule.caller_findings(display, tree, by_name)] \
+                if tree else []
+            stored.put("PC009 callers", display, path, [[cache_store.encode(f), method] for f, method in found],
+                       helpers_key)
+        for finding, method in found:
+            findings.append(finding)
             reported.add(method)
     return findings + [rule.cut_finding(h.location, f"`{h.history}` {h.how}") for h in helpers
                        if h.method not in reported]

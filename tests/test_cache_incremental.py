@@ -145,6 +145,32 @@ def test_hostile_cache_records_are_not_trusted(tmp_path: Path) -> None:
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize("record", [
+    [[{"_": "Popen", "args": ["touch", "pwned"]}], []],  # not promptlint's record
+    [[{"_": "Location", "path": "x.py", "line": 1, "column": 1, "end_line": 1, "end_column": 2}], []],  # not a Finding
+    [[], [["trim", {"_": "Finding"}, "h", "how"]]],  # a helper cut without its location
+    [[], [["trim"]]],  # of the wrong shape
+    "not a list",
+])
+def test_damaged_history_cut_and_token_records_are_recomputed(tmp_path: Path, record: object) -> None:
+    from promptlint.estimate.tokens import _load_counter
+
+    root = write_tree(tmp_path, {"chat.py": CUT_HISTORY, "answer.py": CLOCK_FIRST})
+    cold = run(root)
+    for stored in (root / ".promptlint_cache").rglob("modules.json"):
+        document = json.loads(stored.read_text())
+        document["modules"] = {key: record for key in document["modules"]}
+        stored.write_text(json.dumps(document))
+    for stored in (root / ".promptlint_cache").rglob("tokens.json"):
+        document = json.loads(stored.read_text())
+        document["counts"] = {key: "many" for key in document["counts"]}
+        stored.write_text(json.dumps(document))
+    _load_counter.cache_clear()
+    again = run(root)
+    assert answer(again) == answer(cold)
+    assert again.stats["history_modules_read"] == 1 and again.stats["tokenizer_loaded"] == 1
+
+
 def test_other_settings_use_another_namespace(tmp_path: Path) -> None:
     root = copy_demo(tmp_path)
     run(root)
