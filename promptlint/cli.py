@@ -137,6 +137,9 @@ def check(
     ] = None,
     config_file: Annotated[Optional[Path], typer.Option("--config", help="Config file")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache")] = False,
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core; `jobs`)")
+    ] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to a file")] = None,
     also: Annotated[
         Optional[list[str]], typer.Option("--also", metavar="FORMAT=FILE",
@@ -188,7 +191,8 @@ def check(
             {"select": split_codes(select), "extend-select": split_codes(extend_select),
              "ignore": split_codes(ignore), "exclude": split_codes(exclude),
              "extend-exclude": split_codes(extend_exclude), "force-exclude": force_exclude,
-             "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else None},
+             "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else None,
+             "jobs": jobs},
         )
         outcome = analyze_targets(targets, config, options, stdin_filename)
         # --statistics replaces the main output only; --also files are always the full format.

@@ -179,6 +179,21 @@ def test_shell_completion_is_available(tmp_path: Path) -> None:
     assert "complete" in done.stdout and "promptlint" in done.stdout.lower()
 
 
+def test_jobs_flag_overrides_the_configured_workers(tmp_path: Path, monkeypatch) -> None:
+    from promptlint import engine
+
+    root = project(tmp_path, "jobs = 3")
+    asked: list[int] = []
+    count_workers = engine.worker_count
+    monkeypatch.setattr(engine, "worker_count", lambda jobs: asked.append(jobs) or count_workers(jobs))
+    outputs = [cli("check", "--no-cache", "--format", "json", *flags, cwd=root)[1]
+               for flags in ((), ("--jobs", "1"), ("-j", "2"))]
+    assert asked == [3, 1, 2] and outputs[0] == outputs[1] == outputs[2]
+    assert json.loads(outputs[0])["findings"]
+    code, _, err = cli("check", "--jobs", "-1", cwd=root)
+    assert code == 2 and "Traceback" not in err and "--jobs" in err
+
+
 def test_every_check_flag_is_documented() -> None:
     import click
     import typer.main
