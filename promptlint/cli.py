@@ -137,6 +137,9 @@ def check(
     ] = None,
     config_file: Annotated[Optional[Path], typer.Option("--config", help="Config file")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache")] = False,
+    cache_dir: Annotated[
+        Optional[str], typer.Option("--cache-dir", metavar="DIR", help="Cache folder, inside the project (`cache-dir`)")
+    ] = None,
     jobs: Annotated[
         Optional[int], typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core; `jobs`)")
     ] = None,
@@ -175,6 +178,8 @@ def check(
             raise fail("--stdin-filename reads one file from stdin; do not name paths as well")
         if fix or show_fixes:
             raise fail("--fix and --show-fixes do not work on stdin")
+    if no_cache and cache_dir is not None:
+        raise fail("--no-cache and --cache-dir contradict each other: give one")
     targets = paths or [stdin_filename or Path(".")]
     missing = [str(p) for p in targets if not p.exists()] if stdin_filename is None else []
     if missing:
@@ -191,7 +196,7 @@ def check(
             {"select": split_codes(select), "extend-select": split_codes(extend_select),
              "ignore": split_codes(ignore), "exclude": split_codes(exclude),
              "extend-exclude": split_codes(extend_exclude), "force-exclude": force_exclude,
-             "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else None,
+             "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else cache_dir,
              "jobs": jobs},
         )
         outcome = analyze_targets(targets, config, options, stdin_filename)

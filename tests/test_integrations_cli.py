@@ -194,6 +194,17 @@ def test_jobs_flag_overrides_the_configured_workers(tmp_path: Path, monkeypatch)
     assert code == 2 and "Traceback" not in err and "--jobs" in err
 
 
+def test_cache_dir_flag_moves_the_cache_and_stays_inside_the_project(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    code, out, _ = cli("check", "--cache-dir", "build/plcache", "--format", "json", cwd=root)
+    assert code == 1 and json.loads(out)["findings"]
+    assert (root / "build" / "plcache" / "CACHEDIR.TAG").is_file() and not (root / ".promptlint_cache").exists()
+    code, _, err = cli("check", "--cache-dir", str(tmp_path.parent / "elsewhere"), cwd=root)
+    assert code == 2 and "inside the project" in err and "Traceback" not in err
+    code, _, err = cli("check", "--cache-dir", "c", "--no-cache", cwd=root)
+    assert code == 2 and "contradict" in err
+
+
 def test_every_check_flag_is_documented() -> None:
     import click
     import typer.main
