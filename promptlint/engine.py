@@ -105,7 +105,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
              "history_modules_read": float(history_modules.computed)}
     directive_files = tuple(str(p) for p in requested.python if facts[p].directive or not facts[p].text_ok)
     result = AnalysisResult(tuple(findings), tuple(errors), tuple(analysis.layouts), len(requested.python), stats,
-                            directive_files + tuple(str(p) for p in requested.other))
+                            directive_files + tuple(str(p) for p in requested.other),
+                            tuple(str(p) for p in requested.notebooks))
     try:
         return _estimate(result, config, cache)
     finally:  # saved after the estimates: their token counts are stored too

@@ -280,3 +280,6 @@ class AnalysisResult:
     # The requested files whose text may hold a suppression directive (absolute paths), so the
     # suppression stage need not read every file again; None: not known, read them all.
     directive_files: tuple[str, ...] | None = field(default=None, compare=False)
+    # The Jupyter notebooks among the requested paths (absolute), found by the same walk, so the
+    # notebook stage need not walk the tree again; None: not known.
+    notebooks: tuple[str, ...] | None = field(default=None, compare=False)

@@ -123,7 +123,8 @@ def _with_notebooks(result: AnalysisResult, targets: list[Path], config: Config,
     """The findings of the Jupyter notebooks among the targets (promptlint.notebooks), added."""
     from promptlint.discover import find_notebooks
 
-    notebooks = requested.notebooks if requested is not None else find_notebooks(targets, config, cwd)
+    notebooks = requested.notebooks if requested is not None else \
+        [Path(p) for p in result.notebooks] if result.notebooks is not None else find_notebooks(targets, config, cwd)
     if not notebooks:
         return result
     from promptlint.notebooks import analyze_notebooks
