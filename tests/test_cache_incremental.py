@@ -310,20 +310,9 @@ def test_warm_run_reads_no_history_cut_and_loads_no_tokenizer(tmp_path: Path) ->
 
 
 def test_a_helper_cut_follows_edits_of_its_callers(tmp_path: Path) -> None:
-    from tests.test_pc009_cases import CONVO
+    from tests.test_pc009_cases import CONVO, TRIMMING_CALLER
 
-    caller = '''
-from convo import AgentConvo
-
-async def chat(llm, ask):
-    convo = AgentConvo()
-    while True:
-        if len(convo.messages) > 11:
-            convo.trim(3, 2)
-        convo.messages.append({"role": "user", "content": await ask()})
-        convo.messages.append({"role": "assistant", "content": await llm(convo.messages)})
-'''
-    root = write_tree(tmp_path, {"convo.py": CONVO, "agent.py": caller})
+    root = write_tree(tmp_path, {"convo.py": CONVO, "agent.py": TRIMMING_CALLER})
     caller, convo = (root / "agent.py").read_text(), (root / "convo.py").read_text()
 
     def cuts() -> list[tuple[str, int]]:

@@ -409,9 +409,8 @@ class AgentConvo:
 '''
 
 
-def test_a_helper_cut_is_reported_where_a_caller_cuts_under_a_limit(tmp_path: Path) -> None:
-    # gpt-pilot's shape: `trim` cuts where it is told; the caller's limit test makes it a window.
-    root = write_tree(tmp_path, {"convo.py": CONVO, "agent.py": '''
+# A caller that trims under a limit test (line 7): the window is the caller's.
+TRIMMING_CALLER = '''
 from convo import AgentConvo
 
 async def chat(llm, ask):
@@ -421,7 +420,12 @@ async def chat(llm, ask):
             convo.trim(3, 2)
         convo.messages.append({"role": "user", "content": await ask()})
         convo.messages.append({"role": "assistant", "content": await llm(convo.messages)})
+'''
 
+
+def test_a_helper_cut_is_reported_where_a_caller_cuts_under_a_limit(tmp_path: Path) -> None:
+    # gpt-pilot's shape: `trim` cuts where it is told; the caller's limit test makes it a window.
+    root = write_tree(tmp_path, {"convo.py": CONVO, "agent.py": TRIMMING_CALLER + '''
 def one_off(convo: AgentConvo) -> AgentConvo:
     return convo.trim(1, 1)
 '''})
