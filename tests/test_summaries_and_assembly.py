@@ -1307,3 +1307,67 @@ def fix(snippets: list[str], issue: str):
 '''})
     assert not [f for f in found if "loop-state" in f[3]], found
     assert [f[1] for f in found if f[0] == "fix.py" and "fixed text follow" in f[3]] == [16], found
+
+
+EXPERIENCE_PLANNER = '''
+from typing import Optional
+from openai import OpenAI
+
+SYSTEM = "You are the planner. Follow the rules below carefully and completely. " * 60
+
+
+class ExperienceStore:
+    def retrieve_experience(self, user_query: str):
+        return [(item, 1.0) for item in self.items]
+
+    @staticmethod
+    def format_in_prompt(template: str, selected=None):
+        if selected:
+            return template.format(experiences="\\n".join([exp.text for exp in selected]))
+        return ""
+
+
+class Planner:
+    def __init__(self, config, store: Optional[ExperienceStore] = None):
+        self.config = config
+        self.store = store
+        self.experiences = []
+        self.client = OpenAI()
+
+    def load_experience(self, query: str) -> None:
+        if self.store is None:
+            raise ValueError("no experience store")
+        found = self.store.retrieve_experience(query)
+        self.experiences = [exp for exp, _ in found]
+
+    def compose_prompt(self, rounds):
+        experiences = self.store.format_in_prompt("Past experiences:\\n{experiences}", self.experiences) \\
+            if self.config.use_experience else ""
+        history = [{"role": "system", "content": f"{SYSTEM}\\n{experiences}"}]
+        for r in rounds:
+            history.append({"role": "user", "content": r.user_query})
+            history.append({"role": "assistant", "content": r.answer})
+        return history
+
+    def reply(self, memory):
+        rounds = memory.get_rounds()
+        self.load_experience(query=rounds[-1].user_query)
+        return self.client.chat.completions.create(model="gpt-4o", messages=self.compose_prompt(rounds))
+'''
+
+
+def test_experiences_retrieved_for_the_query_and_kept_on_the_object_reach_the_system_message(tmp_path: Path) -> None:
+    """TaskWeaver's planner: the experiences retrieved for the user's query are unpacked from
+    (experience, score) pairs, kept on the object, and formatted into the system message by a
+    helper of the store, which the constructor takes as `Optional[Store] = None`."""
+    found = findings(tmp_path, {"planner.py": EXPERIENCE_PLANNER})
+    assert [(severity, message.split(" comes before")[0]) for _, _, severity, message in found] == [
+        ("error", "per-request retrieval `self.store.retrieve_experience(query)`")]
+
+
+def test_unpacking_keeps_what_is_known_and_an_index_is_not_the_lookup(tmp_path: Path) -> None:
+    # Each step's number is the same on every request; pairs from a constant list stay constant.
+    quiet = EXPERIENCE_PLANNER.replace(
+        "self.experiences = [exp for exp, _ in found]",
+        "self.experiences = [f'step {i}' for i, _ in enumerate(found)] + [a for a, _ in [('fixed', 1)]]")
+    assert findings(tmp_path, {"planner.py": quiet}) == []

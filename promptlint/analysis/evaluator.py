@@ -31,6 +31,7 @@ from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.values import (
     NONE,
+    VOLATILITY_RANK,
     ClassVal,
     FuncVal,
     Instance,
@@ -168,6 +169,10 @@ def _slot_value(slot: str, args: list[Value], kwargs: dict[str, Value]) -> Value
         index = int(slot[2:])
         return args[index] if index < len(args) else None
     return kwargs.get(slot[2:])
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _type_filtered_out(generator: ast.comprehension, item: Value) -> bool:
@@ -521,6 +526,13 @@ class Evaluator:
     def element_of(self, iterable: Value, node: ast.AST, frame: Frame) -> Value:
         if isinstance(iterable, Unknown) and iterable.hole.volatility.is_volatile:
             return iterable
+        # A list of unknown length whose run of items is volatile (a lookup's result list): each item
+        # is. Not the conversation history: its items are messages, judged as the history.
+        spliced = [item.hole for item in iterable.items if isinstance(item, Splice)
+                   and item.hole.volatility.is_volatile and not item.hole.is_history] \
+            if isinstance(iterable, Seq) else []
+        if spliced:
+            return Unknown(max(spliced, key=lambda hole: VOLATILITY_RANK[hole.volatility]))
         return unknown(frame.module.snippet(node) + " item", frame.module.location(node))
 
     # --- binding -----------------------------------------------------------------------------
@@ -557,13 +569,17 @@ class Evaluator:
             self.bind_subscript(target, value, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = value.items if isinstance(value, Seq) else None
+            # A part of a volatile value is as volatile (`for doc, score in hits`, retrieved per
+            # request): each name takes the value itself, its origin and path kept.
+            whole = value if items is None and isinstance(value, Unknown) and value.hole.volatility.is_volatile \
+                else None
             for index, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
                     continue
                 if items is not None and index < len(items):
                     self.bind(elt, items[index], frame, step)
                 else:
-                    self.bind(elt, unknown(frame.module.snippet(elt), frame.module.location(elt)),
+                    self.bind(elt, whole or unknown(frame.module.snippet(elt), frame.module.location(elt)),
                               frame, step)
 
     def is_model_callback(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -846,7 +862,7 @@ class Evaluator:
         # the depth of whichever caller asked first would be kept for every later one.
         sub = Frame(klass.module, depth=STORED_DEPTH, self_value=inst,
                     qualname=f"{klass.qualname}.{method_name}", stack=(*frame.stack, id(method)))
-        self.bind_params(method, sub, [], {}, inst)
+        self.bind_params(method, sub, [], {}, inst, placeholders=True)
         self.bind_locals_used(method, stmt, sub)
         value = self.eval(stmt.value, sub)
         where = klass.module.location(stmt)
@@ -1367,7 +1383,10 @@ class Evaluator:
         return False
 
     def bind_params(self, node: Any, frame: Frame, args: list[Value], kwargs: dict[str, Value],
-                    self_value: Value | None) -> None:
+                    self_value: Value | None, placeholders: bool = False) -> None:
+        """``placeholders``: the arguments are not known (a constructor whose attributes are read,
+        not a call): a parameter annotated with a type whose default is None takes its type, as a
+        real caller passes the object (`store: Optional[Store] = None`)."""
         params = node.args
         positional = [*params.posonlyargs, *params.args]
         bound_args = list(args)
@@ -1381,14 +1400,16 @@ class Evaluator:
                 frame.locals[param.arg] = bound_args[index]
             elif param.arg in kwargs:
                 frame.locals[param.arg] = kwargs[param.arg]
-            elif index >= first_default and frame.depth > 0:
+            elif index >= first_default and frame.depth > 0 and not (
+                    placeholders and _is_none(defaults[index - first_default]) and param.annotation is not None):
                 frame.locals[param.arg] = self.eval(defaults[index - first_default], frame)
             else:
                 frame.locals[param.arg] = self.param_value(param, frame)
         for param, default in zip(params.kwonlyargs, params.kw_defaults):
             if param.arg in kwargs:
                 frame.locals[param.arg] = kwargs[param.arg]
-            elif default is not None and frame.depth > 0:
+            elif default is not None and frame.depth > 0 and not (
+                    placeholders and _is_none(default) and param.annotation is not None):
                 frame.locals[param.arg] = self.eval(default, frame)
             else:
                 frame.locals[param.arg] = self.param_value(param, frame)
@@ -1425,8 +1446,15 @@ class Evaluator:
                 return None
         if isinstance(annotation, ast.BinOp):  # X | None
             return self.annotated_type(annotation.left, frame)
-        if isinstance(annotation, ast.Subscript):  # Wrapper[Context]
-            return self.annotated_type(annotation.value, frame)
+        if isinstance(annotation, ast.Subscript):
+            wrapper = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else \
+                getattr(annotation.value, "id", None)
+            if wrapper in ("Optional", "Union"):  # Optional[Client], Union[Client, None]: the type
+                options = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+                return next((found for option in options if not (isinstance(option, ast.Constant)
+                                                                  and option.value is None)
+                             if (found := self.annotated_type(option, frame)) is not None), None)
+            return self.annotated_type(annotation.value, frame)  # Wrapper[Context]
         if not isinstance(annotation, (ast.Name, ast.Attribute)):
             return None
         value = self.eval(annotation, frame)

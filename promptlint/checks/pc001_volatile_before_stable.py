@@ -249,6 +249,17 @@ def run(task: str, max_steps: int = 10):
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
         done.append(reply.choices[0].message.content)
 """,
+        # The same retrieved pairs, unpacked, in the final user turn: the rules and the history
+        # stay one prefix.
+        """
+from openai import OpenAI
+RULES = "Plan one step at a time and name the worker for each step. " * 60
+def reply(store, task: str, history: list):
+    experiences = [text for text, _ in store.retrieve_experience(task)]
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": RULES}, *history,
+        {"role": "user", "content": task + "\\nPast experiences:\\n" + "\\n".join(experiences)}])
+""",
     ]
     INVALID = [
         # An agent setting (rules/prompt_sinks.yaml agent_settings): agno writes the user's
@@ -413,6 +424,28 @@ def summarize(chunks: list[str]) -> str:
             {"role": "user", "content": chunk}])
         summary += reply.choices[0].message.content
     return summary
+""",
+        # Experiences retrieved for the task, unpacked from (experience, score) pairs, kept on the
+        # object by one method and written into the system prompt by another, ahead of the
+        # conversation (the store is typed `Optional[...] = None`: a caller passes one).
+        """
+from typing import Optional
+from openai import OpenAI
+RULES = "Plan one step at a time and name the worker for each step. " * 60
+class Planner:
+    def __init__(self, store: Optional["ExperienceStore"] = None):
+        self.store = store
+        self.experiences = []
+    def load(self, task: str) -> None:
+        self.experiences = [text for text, _ in self.store.retrieve_experience(task)]
+    def reply(self, task: str, history: list):
+        self.load(task)
+        system = RULES + "\\nPast experiences:\\n" + "\\n".join(self.experiences)
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, *history, {"role": "user", "content": task}])
+class ExperienceStore:
+    def retrieve_experience(self, query: str):
+        return [(item, 1.0) for item in self.items]
 """,
     ]
 
