@@ -134,3 +134,28 @@ def test_inline_jinja_template_counts_from_the_string(tmp_path: Path) -> None:
     write_tree(tmp_path, INLINE_JINJA_APP)
     text = (tmp_path / "app.py").read_text(encoding="utf-8")
     assert spans(tmp_path, "app.py") == [where(text, "{{ now }}")]
+
+
+ESCAPED_BREAKS_APP = '''
+from datetime import datetime
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Answer in full sentences and cite the policy section you used. " * 40
+TEMPLATE = "Support desk.\\n\\nTicket received at {now}.\\n" + RULES
+
+
+def ask(question: str) -> str:
+    system = TEMPLATE.format(now=datetime.now().isoformat())
+    response = client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+    return response.choices[0].message.content
+'''
+
+
+def test_placeholder_after_escaped_line_breaks_is_on_the_string_s_own_line(tmp_path: Path) -> None:
+    # `\n` escapes break the value's lines, not the source's: the slot is on the literal's line
+    # (it was counted two lines further down, at a column of the text after the breaks).
+    write_tree(tmp_path, {"app.py": ESCAPED_BREAKS_APP})
+    text = (tmp_path / "app.py").read_text(encoding="utf-8")
+    assert spans(tmp_path, "app.py") == [where(text, "{now}")]

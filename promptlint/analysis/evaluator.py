@@ -147,6 +147,44 @@ def _continued_lines(node: ast.Constant, module: ModuleInfo, first_column: int) 
     return pieces if "".join(text for text, _, _ in pieces) == node.value else None
 
 
+def _escaped_breaks(node: ast.Constant, module: ModuleInfo, first_column: int) -> list[tuple[str, int]] | None:
+    """A one-line string literal with ``\\n`` escapes (``"Context:\\n{context}"``): its value cut
+    after each escaped line break, each piece with the column it starts at in the source, so a
+    placeholder after a break is found on this line, not counted onto the next ones. None when
+    the pieces do not give back the value (a quoting form this does not read)."""
+    source = module.source_segment(node)
+    quote = next((i for i, char in enumerate(source[:4]) if char in "'\""), None) if source else None
+    if source is None or quote is None or any(p in source[:quote].lower() for p in "rb"):
+        return None
+    delimiter = source[quote:quote + 3] if source[quote:quote + 3] in ('"""', "'''") else source[quote]
+    body = source[quote + len(delimiter):len(source) - len(delimiter)]
+    chunks: list[tuple[str, int]] = []
+    start = index = 0
+    while index < len(body):
+        if body[index] == "\\":
+            if body[index + 1:index + 2] == "n":
+                chunks.append((body[start:index + 2], start))
+                start = index + 2
+            index += 2
+            continue
+        index += 1
+    chunks.append((body[start:], start))
+    try:
+        decoded = [(ast.literal_eval(f"{delimiter}{chunk}{delimiter}"), first_column + offset)
+                   for chunk, offset in chunks if chunk]
+    except (SyntaxError, ValueError):
+        return None
+    # A piece of blank text counts as no stable text (checks.base.stable_after): kept with the
+    # piece before it (or, first, the one after), the characters counted stay the same.
+    pieces: list[tuple[str, int]] = []
+    for text, column in decoded:
+        if pieces and (not text.strip() or not pieces[-1][0].strip()):
+            pieces[-1] = (pieces[-1][0] + text, pieces[-1][1])
+        else:
+            pieces.append((text, column))
+    return pieces if "".join(text for text, _ in pieces) == node.value else None
+
+
 OLD_FSTRING_POSITIONS = sys.version_info < (3, 12)
 
 
@@ -663,7 +701,12 @@ class Evaluator:
                     return concat(*((Literal(text, replace(start, line=line, column=column)),)
                                     for text, line, column in lines if text))
             # Eight characters hold any prefix and opening quotes; a short snippet is not kept on the node.
-            return lit(node.value, _content_start(start, frame.module.snippet(node, 8)))
+            opening = _content_start(start, frame.module.snippet(node, 8))
+            if opening is not None and node.end_lineno == node.lineno and "\n" in node.value:
+                pieces = _escaped_breaks(node, frame.module, opening.column)
+                if pieces is not None:
+                    return concat(*((Literal(text, replace(opening, column=column)),) for text, column in pieces))
+            return lit(node.value, opening)
         return lit(str(node.value), frame.module.location(node))
 
     def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
