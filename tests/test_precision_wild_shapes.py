@@ -343,7 +343,7 @@ class Rag:
         return self.bind_tools_to_llm("draft").invoke(msg)
 '''})
     [finding] = findings(root)
-    # At the `{current_time}` slot, on the string's own line (its `\\n` escapes are not source lines).
+    # At the `{current_time}` slot, on the string's own line (its `\n` escapes are not source lines).
     assert (finding.rule, finding.location.path, finding.location.line) == ("PC001", "prompts.py", 8)
     assert "chat template rendered by format_prompt()" in finding.call_site.api
 

@@ -498,7 +498,7 @@ def test_an_agent_loop_counter_in_the_system_prompt_through_a_provider_class(tmp
     converter (`run_llm_step` -> `LitellmLLM.stream` -> `_completion`), and rewrites the system
     prompt with the cycle number ahead of the fixed instructions and the growing history."""
     found = findings(tmp_path, AGENT_LOOP_APP)
-    # At the `{used}` slot, on the string's own line (its `\\n` escapes are not source lines).
+    # At the `{used}` slot, on the string's own line (its `\n` escapes are not source lines).
     assert [(path, line, severity) for path, line, severity, _ in found] == [("app/loop.py", 2, "error")]
     assert "counter `cycle`" in found[0][3] and "system message (message_type= keyword)" in found[0][3]
 
