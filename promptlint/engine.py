@@ -470,7 +470,7 @@ class ModuleResults:
 
     def get(self, kind: str, display: str, path: Path, extra: str = "") -> Any | None:
         key = self._key(kind, display, path, extra)
-        return self.cache.module_result(key) if key is not None and self.cache is not None else None
+        return None if key is None or self.cache is None else self.cache.module_result(key)
 
     def put(self, kind: str, display: str, path: Path, value: Any, extra: str = "") -> None:
         self.computed += 1
@@ -479,6 +479,7 @@ class ModuleResults:
             self.cache.set_module_result(key, value)
 
     def _key(self, kind: str, display: str, path: Path, extra: str) -> str | None:
+        """None when nothing is stored (no cache, or a file that could not be read)."""
         sha = self.sha_of(path) if self.cache is not None else None
         return None if sha is None else "\0".join((kind, display, sha, extra))
 

@@ -121,19 +121,25 @@ def _content_start(where: Location | None, source: str) -> Location | None:
     return replace(where, column=where.column + quote + opening)
 
 
+def _string_body(source: str | None) -> tuple[str, str] | None:
+    """A string literal's source as (its quotes, the text between them); None for a raw or bytes
+    literal (its escapes are not read the same way) or a source this does not read."""
+    quote = next((i for i, char in enumerate(source[:4]) if char in "'\""), None) if source else None
+    if source is None or quote is None or any(prefix in source[:quote].lower() for prefix in "rb"):
+        return None
+    delimiter = source[quote:quote + 3] if source[quote:quote + 3] in ('"""', "'''") else source[quote]
+    return delimiter, source[quote + len(delimiter):len(source) - len(delimiter)]
+
+
 def _continued_lines(node: ast.Constant, module: ModuleInfo, first_column: int) -> list[tuple[str, int, int]] | None:
     """A multi-line string literal whose source lines end in ``\\`` (the line break is not part
     of the value): its value line by line, each piece with the source line and column it starts
     at, so a placeholder's position is counted from its own line. None when the pieces do not
     give back the value (a quoting form this does not read)."""
-    source = module.source_segment(node)
-    if source is None:
+    quoted = _string_body(module.source_segment(node))
+    if quoted is None:
         return None
-    quote = next((i for i, char in enumerate(source[:4]) if char in "'\""), None)
-    if quote is None or "r" in source[:quote].lower() or "b" in source[:quote].lower():
-        return None
-    delimiter = source[quote:quote + 3] if source[quote:quote + 3] in ('"""', "'''") else source[quote]
-    body = source[quote + len(delimiter):len(source) - len(delimiter)]
+    delimiter, body = quoted
     pieces: list[tuple[str, int, int]] = []
     lines = body.split("\n")
     for offset, raw in enumerate(lines):
@@ -152,12 +158,10 @@ def _escaped_breaks(node: ast.Constant, module: ModuleInfo, first_column: int) -
     after each escaped line break, each piece with the column it starts at in the source, so a
     placeholder after a break is found on this line, not counted onto the next ones. None when
     the pieces do not give back the value (a quoting form this does not read)."""
-    source = module.source_segment(node)
-    quote = next((i for i, char in enumerate(source[:4]) if char in "'\""), None) if source else None
-    if source is None or quote is None or any(p in source[:quote].lower() for p in "rb"):
+    quoted = _string_body(module.source_segment(node))
+    if quoted is None:
         return None
-    delimiter = source[quote:quote + 3] if source[quote:quote + 3] in ('"""', "'''") else source[quote]
-    body = source[quote + len(delimiter):len(source) - len(delimiter)]
+    delimiter, body = quoted
     chunks: list[tuple[str, int]] = []
     start = index = 0
     while index < len(body):

@@ -101,7 +101,7 @@ def _load_counter(spec: str, root: Path) -> TokenCounter:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"tokenizer '{spec}': cannot read {path}: {exc}") from None
-    try:  # parsed now, not when first needed: a broken file is reported even if no count is
+    try:  # parsed now, not when first needed: a broken file is reported even when no text is new
         text = gzip.decompress(raw) if path.suffix == ".gz" else raw
         tokenizer = Tokenizer.from_str(text.decode("utf-8"))
     except Exception as exc:  # noqa: BLE001 - tokenizers raises plain Exception on bad JSON
