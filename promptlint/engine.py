@@ -26,7 +26,7 @@ from promptlint.analysis.evaluator import PASSED_TO
 from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
-from promptlint.analysis.summaries import infer_wrappers, is_test_path, system_wrappers
+from promptlint.analysis.summaries import infer_wrappers, is_test_path, reached_calls, system_wrappers
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -169,7 +169,7 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
     # Every readable file is a candidate: a file that only calls an inferred wrapper (its provider
     # object handed in as a parameter) imports no SDK, yet is where the prompt is known.
     candidates = sorted({*entries, *(p for p, f in facts.items() if f.text_ok)})
-    selected, reaching_names, wrappers = _reaching(entries, candidates, facts, knowledge, cache, workers, project.root,
+    selected, reaching_names, wrappers, reached = _reaching(entries, candidates, facts, knowledge, cache, workers, project.root,
                                                    callbacks or set())
     definitions_s = time.perf_counter() - clock
     global_key = cache_store.stable_hash(sorted(reaching_names), [[n, sorted(s)] for n, s in wrappers])
@@ -195,9 +195,33 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
         if cache is not None:
             cache.store_entry(keys[outcome.path], dependencies.stored(outcome))
     analysis = _merge(sorted(tasks), outcomes, knowledge, len(pending))
+    analysis.layouts = with_reached_calls(analysis.layouts, reached, project)
     analysis.stats.update(definitions_seconds=definitions_s, evaluate_seconds=evaluate_s,
                           entry_candidates=float(len(entries)))
     return analysis
+
+
+def with_reached_calls(layouts: list[PromptLayout], reached: dict[str, tuple[tuple[str, int], ...]],
+                       project: Project) -> list[PromptLayout]:
+    """Layouts judged where they are handed to an inferred wrapper, with the LLM calls that wrapper
+    reaches (those evaluated as calls: a same-named method that is not one is left out), and the
+    model all of them name when the wrapper call names none."""
+    by_line: dict[tuple[str, int], list[PromptLayout]] = {}
+    for layout in layouts:
+        if layout.call.via is None:
+            by_line.setdefault((layout.call.location.path, layout.call.location.line), []).append(layout)
+    result = []
+    for layout in layouts:
+        sites = reached.get(layout.call.via or "", ())
+        calls = [found for path, line in sites
+                 for found in by_line.get((project.display(project.root / path), line), ())[:1]]
+        if calls:
+            models = {found.call.model for found in calls}
+            model = layout.call.model or (models.pop() if len(models) == 1 else None)
+            reaches = tuple((found.call.location, found.call.api, found.call.provider) for found in calls)
+            layout = replace(layout, call=replace(layout.call, model=model, reaches=reaches))
+        result.append(layout)
+    return result
 
 
 def _checked_only(entries: list[Path], selected: dict[Path, tuple[int, ...]], facts: dict[Path, FileFacts],
@@ -227,7 +251,7 @@ Wrappers = tuple[tuple[str, frozenset[str]], ...]  # name -> slots reaching syst
 
 def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
               cache: Cache | None, workers: Workers, root: Path, callbacks: set[Path]
-              ) -> tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers]:
+              ) -> tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers, dict[str, tuple[tuple[str, int], ...]]]:
     """The entries worth evaluating, each with its definitions that can reach an LLM call or an
     assembly point (see analysis/reach.py), every name that leads to one, and the inferred
     wrappers (analysis/summaries.py), which are sinks for their callers.
@@ -246,7 +270,9 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         try:
             selected = {by_key[rel]: tuple(indices) for rel, indices in stored["selected"].items()}
             wrappers = tuple((str(name), frozenset(slots)) for name, slots in stored["wrappers"])
-            return selected, frozenset(stored["names"]), wrappers
+            reached = {str(name): tuple((str(path), int(line)) for path, line in sites)
+                       for name, sites in stored["reached"]}
+            return selected, frozenset(stored["names"]), wrappers, reached
         except (KeyError, TypeError, AttributeError, ValueError):
             pass  # damaged: compute again
     definitions: dict[Path, Any] = {}
@@ -276,11 +302,14 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     names = frozenset(names) | direct
     selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
     ordered = tuple(sorted(wrappers.items()))
+    reached = reached_calls(((d[0], relative_key(path, root), d[3]) for path, found in definitions.items()
+                             for d in found), wrappers)
     if cache is not None:
         cache.set_reach({"fingerprint": fingerprint, "names": sorted(names),
                          "selected": {relative_key(p, root): list(indices) for p, indices in selected.items()},
-                         "wrappers": [[name, sorted(slots)] for name, slots in ordered]})
-    return selected, frozenset(names), ordered
+                         "wrappers": [[name, sorted(slots)] for name, slots in ordered],
+                         "reached": [[name, [list(site) for site in sites]] for name, sites in sorted(reached.items())]})
+    return selected, frozenset(names), ordered, reached
 
 
 def _hops(definitions: dict[Path, Any], sink_names: frozenset[str]

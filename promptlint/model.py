@@ -162,6 +162,29 @@ class CallSite:
     provider: str  # "openai", "anthropic", "gemini", "bedrock", "litellm", "langchain", ...
     model: str | None = None  # literal model name when known
     function: str | None = None  # enclosing function's qualified name
+    # Judged where it is handed to an inferred wrapper: the wrapper's name, and the LLM calls
+    # (location, api, provider) it reaches further down (set by the engine once every entry is
+    # evaluated).
+    via: str | None = None
+    reaches: tuple[tuple[Location, str, str], ...] = ()
+
+    def pricing_provider(self) -> str:
+        """The provider whose prices apply: the API's, or, for a prompt judged where it is handed
+        to a wrapper, the one provider of every LLM call that wrapper reaches."""
+        providers = {provider for _, _, provider in self.reaches}
+        return providers.pop() if len(providers) == 1 else self.provider
+
+
+# How a finding's related location names an LLM call its prompt reaches through a wrapper.
+SENDS = "which sends it with the"
+
+
+@dataclass(frozen=True)
+class Via:
+    """An inferred wrapper a prompt is handed to, and the model the call names for it, if any."""
+
+    name: str
+    model: str | None = None
 
 
 @dataclass(frozen=True)

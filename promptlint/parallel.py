@@ -38,7 +38,7 @@ from promptlint.cache import Definitions, FileFacts
 from promptlint.facts import FactsTask, file_facts
 from promptlint.internal import internal_error
 from promptlint.knowledge import Knowledge
-from promptlint.model import FileError, Hole, PromptLayout
+from promptlint.model import FileError, Hole, PromptLayout, Via
 
 if TYPE_CHECKING:  # the evaluator and the process pool are imported when there is work for them:
     # a run answered from the cache starts faster without them (~45 ms of a ~1 s run)
@@ -251,24 +251,25 @@ class LayoutCollector:
         return frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
 
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
-                    inputs: set[str], computed_by: set[str] | None = None, messages: Value | None = None) -> None:
+                    inputs: set[str], computed_by: set[str] | None = None, messages: Value | None = None,
+                    via: Via | None = None) -> None:
         from promptlint.analysis.layout import assembly_layout
 
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
-        layout = assembly_layout(what, text, frame.module.location(node), frame.qualname, messages)
+        layout = assembly_layout(what, text, frame.module.location(node), frame.qualname, messages, via)
         scope = frame.module.location(frame.function) if frame.function is not None else None
         self.add(mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame), scope))
 
-    def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value) -> None:
+    def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value, via: Via | None = None) -> None:
         from promptlint.analysis.layout import messages_layout
 
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return
-        layout = messages_layout(what, messages, frame.module.location(node), frame.qualname)
+        layout = messages_layout(what, messages, frame.module.location(node), frame.qualname, via)
         self.add(self.with_request_derived(layout, frame))
 
-    def on_user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value) -> None:
+    def on_user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value, via: Via | None = None) -> None:
         from promptlint.analysis.layout import user_turn_layout
         from promptlint.checks.pc010_instructions_after_request import instructions_after_request
 
@@ -276,7 +277,7 @@ class LayoutCollector:
             # A callee run for its caller: the caller's own user text is judged where it is written.
             # In a loop that calls an LLM, the message usually follows the history the loop grows.
             return
-        layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname)
+        layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname, via)
         if instructions_after_request(layout) is not None:  # most user messages are the input alone
             self.add(layout)
 

@@ -112,6 +112,20 @@ def test_unknown_model_and_provider_prices_every_provider(table):
     assert [p.row.label for p in configured] == ["anthropic/claude-haiku-4.5", "gemini/gemini-2.5-flash"]
 
 
+def test_an_unpriced_model_whose_family_names_a_provider_is_priced_there(table):
+    # A retired model through an API that names no provider (LiteLLM, a wrapper): its name says
+    # the provider (rules/prices.yaml model_families), so not every provider's default applies.
+    (priced,) = table.resolve("litellm", "claude-3-opus-20240229")
+    assert priced.row.provider == "anthropic" and "not in the price table" in priced.note
+    (priced,) = table.resolve("any", "gpt-4-0613")
+    assert priced.row.provider == "openai"
+    # The API's own provider and the providers the user named come first.
+    (priced,) = table.resolve("deepseek", "gpt-4-0613")
+    assert priced.row.provider == "deepseek"
+    assert [p.row.provider for p in table.resolve("litellm", "claude-3-opus", ("bedrock",))] == ["bedrock"]
+    assert len(table.resolve("litellm", "llama3")) == len(table.unknown_model_providers)
+
+
 def test_dated_price_changes_apply_on_their_day():
     before = load_price_table(Config(), date(2026, 12, 31)).resolve("gemini", "gemini-3.8-flash")
     after = load_price_table(Config(), date(2027, 1, 1)).resolve("gemini", "gemini-3.8-flash")

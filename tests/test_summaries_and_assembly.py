@@ -13,10 +13,18 @@ from pathlib import Path
 
 from promptlint.analysis.derived import derived_names, input_names
 from promptlint.analysis.reach import UNTRACEABLE
-from promptlint.analysis.summaries import SYSTEM, infer_wrappers, parameter_flows, sink_shapes, system_wrappers
+from promptlint.analysis.summaries import (
+    SYSTEM,
+    infer_wrappers,
+    parameter_flows,
+    reached_calls,
+    sink_shapes,
+    system_wrappers,
+)
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.knowledge import load_knowledge
+from promptlint.model import SENDS
 from tests.conftest import run_cli, write_tree
 
 SHAPES = sink_shapes(load_knowledge(Config()))
@@ -112,7 +120,8 @@ def keeps_its_own(chat_gpt, **options):
 ''')),
     ]
     wrappers = infer_wrappers([(name, flows, True) for name, flows in definitions], UNTRACEABLE)
-    assert wrappers["continuous_llm_calls"] == {"u=content"}  # by keyword only: positions shift
+    # By keyword only (positions shift); the model it hands on too.
+    assert wrappers["continuous_llm_calls"] == {"u=content", "n=model"}
     assert "keeps_its_own" not in wrappers  # its `**options` go nowhere
 
 
@@ -230,6 +239,79 @@ class Agent:
     assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 10, "error")]
     assert "complete()" in found[0][3]
 
+
+def test_a_wrapper_reaches_the_llm_calls_of_its_definitions_at_any_depth() -> None:
+    """Each LLM call a wrapper name leads to, through other wrappers' slots; a same-named
+    definition whose parameters go nowhere is not where the slots came from."""
+    definitions = [
+        ("send", "app/llm.py", flows_of('''
+def send(self, system, model):
+    return self.client.messages.create(model=model, system=system, messages=[])
+''', True)),
+        ("send", "app/fake.py", flows_of('''
+def send(self, system, model):
+    return self.client.messages.create(model="m", system="fixed", messages=[])
+''', True)),
+        ("ask", "app/agent.py", flows_of('''
+def ask(llm, instructions, model_name):
+    return llm.send(instructions, model=model_name)
+''')),
+    ]
+    wrappers = infer_wrappers([(name, flows, True) for name, _, flows in definitions], UNTRACEABLE)
+    assert wrappers["ask"] == {"s#1", "s=instructions", "n#2", "n=model_name"}
+    reached = reached_calls(definitions, wrappers)
+    assert reached["send"] == (("app/llm.py", 3),)
+    assert reached["ask"] == (("app/llm.py", 3),)
+
+
+def test_a_prompt_handed_to_a_wrapper_names_its_llm_call_and_the_model_passed(tmp_path: Path) -> None:
+    """INVALID (judged at the wrapper call, the provider object is handed in): the finding names
+    the LLM call the wrapper sends it with; the model the call names prices it, and without one it
+    is priced as that call's provider alone."""
+    files = {
+        "app/llm.py": '''
+from anthropic import Anthropic
+
+class Claude:
+    def __init__(self):
+        self.client = Anthropic()
+
+    def chat_anthropic(self, content: str, system: str, model: str = "claude-haiku-4-5"):
+        reply = self.client.messages.create(model=model, max_tokens=1024, system=system,
+                                            messages=[{"role": "user", "content": content}])
+        return reply.content[0].text
+''',
+        "app/review.py": '''
+from datetime import datetime
+
+RULES = "Review the pull request and list every bug with its file and line. " * 40
+
+class Reviewer:
+    def __init__(self, llm):
+        self.llm = llm
+
+    def review(self, diff: str) -> str:
+        system = f"Today is {datetime.now()}.\\n{RULES}"
+        return self.llm.chat_anthropic(diff, system, model="claude-opus-4-5")
+
+    def summarize(self, diff: str) -> str:
+        system = f"Today is {datetime.now()}.\\n{RULES}"
+        return self.llm.chat_anthropic(diff, system)
+''',
+    }
+    root = write_tree(tmp_path, files)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    by_line = {f.location.line: f for f in result.findings}
+    assert sorted(by_line) == [10, 14]
+    for finding in by_line.values():
+        assert finding.call_site.via == "chat_anthropic"
+        assert [(r.location.path, r.location.line) for r in finding.related if r.message.startswith(SENDS)] \
+            == [("app/llm.py", 8)]
+        assert "`anthropic.messages`" in finding.related[-1].message
+    assert by_line[10].call_site.model == "claude-opus-4-5"
+    assert [(loss.provider, loss.model) for loss in by_line[10].estimate.losses] == [("anthropic", "claude-opus-4.5")]
+    assert by_line[14].call_site.model is None
+    assert {loss.provider for loss in by_line[14].estimate.losses} == {"anthropic"}
 
 def test_the_same_registry_with_the_clock_in_the_final_turn_is_quiet(tmp_path: Path) -> None:
     """VALID: the look-alike a careless tool flags: the clock travels in the user's message."""

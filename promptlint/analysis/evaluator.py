@@ -64,7 +64,7 @@ from promptlint.analysis.values import (
     unknown,
 )
 from promptlint.knowledge import Knowledge
-from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Volatility
+from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Via, Volatility
 
 MAX_DEPTH = 4
 STORED_DEPTH = 1  # where a stored attribute's value is evaluated (stored_attribute)
@@ -1804,11 +1804,11 @@ class Evaluator:
         return next((n for key in self.knowledge.content_keys if (n := _slot_node(call, "=" + key)) is not None),
                     _slot_node(call, "#0") or call)
 
-    def user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value | None) -> None:
+    def user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value | None, via: Via | None = None) -> None:
         """A user message built here, ``node`` its content: judged on its own as the final turn
         (PC010), since a user message written in code is the request's new turn."""
         if self.on_user_turn is not None and text is not None and not isinstance(text, NoneVal):
-            self.on_user_turn(frame, node, what, text)
+            self.on_user_turn(frame, node, what, text, via)
 
     def message_text(self, get: Callable[[str], Value | None], args: list[Value]) -> Value | None:
         for key in self.knowledge.content_keys:
@@ -1929,14 +1929,18 @@ class Evaluator:
             # The callee writes the text over the head of the list it keeps (`self.messages[0] =
             # {"role": "system", ...}`): the conversation in that list follows it.
             messages = conversation(f"the messages `{name}()` keeps after it")
+        # The model the call names for the LLM call further down (an "n" slot), for the estimate.
+        via = Via(name, next((model for slot in slots if slot[0] == "n"
+                              and (model := literal_text(_slot_value(slot, args, kwargs))) is not None), None))
         for slot in slots:
             if slot[0] == "m":
-                self.wrapper_messages(name, slot, args, kwargs, frame, node)
+                self.wrapper_messages(name, slot, args, kwargs, frame, node, via)
                 continue
             if slot[0] == "u":
                 text = _slot_value(slot, args, kwargs)
                 if text is not None and not is_structured(text):  # a whole message list is not the turn's text
-                    self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()", text)
+                    self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()", text,
+                                   via)
                 continue
             if slot[0] != "s":
                 continue
@@ -1949,24 +1953,26 @@ class Evaluator:
                     bool(input_names([ast.unparse(argument)]) & derived)
                 others = (local_names(frame.function) - derived) if computed and frame.function is not None else None
                 self.assembled(frame, node, f"{PASSED_TO}{name}()", value, derived, inputs, others,
-                               messages)
+                               messages, via)
 
-    def message_list(self, frame: Frame, node: ast.AST, what: str, messages: Value | None) -> None:
+    def message_list(self, frame: Frame, node: ast.AST, what: str, messages: Value | None,
+                     via: Via | None = None) -> None:
         """A whole message list judged in its own order where it is built: handed to a wrapper that
         sends it, or rendered from a chat template (LangChain's ``format_prompt``)."""
         if self.on_messages is not None and isinstance(messages, Seq) and messages.items \
                 and most_volatile(messages) is not None:
-            self.on_messages(frame, node, what, messages)
+            self.on_messages(frame, node, what, messages, via)
 
     def wrapper_messages(self, name: str, slot: str, args: list[Value], kwargs: dict[str, Value],
-                         frame: Frame, node: ast.Call) -> None:
+                         frame: Frame, node: ast.Call, via: Via | None = None) -> None:
         """A message list handed to a wrapper whose parameter becomes an LLM call's messages
         (``provider.chat_completion(messages)``): judged here, where the list is built."""
-        self.message_list(frame, node, f"messages passed to {name}()", _slot_value(slot, args, kwargs))
+        self.message_list(frame, node, f"messages passed to {name}()", _slot_value(slot, args, kwargs), via)
 
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
                   derived: set[str] | None = None, inputs: set[str] | None = None,
-                  computed_by: set[str] | None = None, messages: Value | None = None) -> None:
+                  computed_by: set[str] | None = None, messages: Value | None = None,
+                  via: Via | None = None) -> None:
         if self.on_assembly is None or text is None or isinstance(text, NoneVal):
             return
         if inputs is None and frame.function is not None:
@@ -1974,7 +1980,7 @@ class Evaluator:
             # the request's input here (`[{"role": "system", ...}, {"role": "user", "content": q}]`).
             inputs = self.user_turn_inputs(frame.function)
             derived = self.derived(frame.function, inputs) if inputs else set()
-        self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by, messages)
+        self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by, messages, via)
 
     @staticmethod
     def derived(function: ast.AST, inputs: set[str]) -> set[str]:

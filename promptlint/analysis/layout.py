@@ -32,6 +32,7 @@ from promptlint.model import (
     PromptLayout,
     Segment,
     Setting,
+    Via,
     Volatility,
 )
 
@@ -235,11 +236,11 @@ ASSUMED_HISTORY = "the conversation history and the user's turn follow the syste
 
 
 def assembly_layout(what: str, text: Value, where: Location, function: str,
-                    messages: Value | None = None) -> PromptLayout:
+                    messages: Value | None = None, via: Via | None = None) -> PromptLayout:
     """A partial layout judged where system content is assembled (rules/prompt_sinks.yaml): the
     system text as known, then the history every provider puts after it: assumed, unless the same
     call hands over the message list that follows it (``provider.chat(system, history)``)."""
-    site = CallSite(where, f"{ASSEMBLY_API} ({what})", ASSEMBLY_PROVIDER, None, function)
+    site = _assembly_site(f"{ASSEMBLY_API} ({what})", where, function, via)
     system = Part("system", content_text(text, where), where)
     if messages is not None:
         return PromptLayout(site, (system, *mark_final_user(message_parts(messages, where))))
@@ -247,18 +248,28 @@ def assembly_layout(what: str, text: Value, where: Location, function: str,
     return PromptLayout(site, (system, Part("history", (history,), where)))
 
 
-def messages_layout(what: str, messages: Value, where: Location, function: str) -> PromptLayout:
+def messages_layout(what: str, messages: Value, where: Location, function: str, via: Via | None = None
+                    ) -> PromptLayout:
     """The layout of a message list handed to an inferred wrapper whose parameter becomes an LLM
     call's messages: the order is the list's own, so nothing is assumed about a history."""
-    site = CallSite(where, f"{MESSAGE_LIST_API} ({what})", ASSEMBLY_PROVIDER, None, function)
+    site = _assembly_site(f"{MESSAGE_LIST_API} ({what})", where, function, via)
     return PromptLayout(site, tuple(mark_final_user(message_parts(messages, where))))
 
 
-def user_turn_layout(what: str, text: Value, where: Location, function: str) -> PromptLayout:
+def user_turn_layout(what: str, text: Value, where: Location, function: str, via: Via | None = None
+                     ) -> PromptLayout:
     """A user message judged where it is built, as the request's final turn: what comes before it
     (the system prompt, a history) is not known and not needed to see fixed text after its input."""
-    site = CallSite(where, f"{USER_TURN_API} ({what})", ASSEMBLY_PROVIDER, None, function)
+    site = _assembly_site(f"{USER_TURN_API} ({what})", where, function, via)
     return PromptLayout(site, (Part("final_user", content_text(text, where), where),))
+
+
+def _assembly_site(api: str, where: Location, function: str, via: Via | None) -> CallSite:
+    """Where a prompt is judged without its LLM call: handed to an inferred wrapper, the wrapper's
+    name and the model the call names (the engine adds the LLM calls it reaches)."""
+    if via is None:
+        return CallSite(where, api, ASSEMBLY_PROVIDER, None, function)
+    return CallSite(where, api, ASSEMBLY_PROVIDER, via.model, function, via=via.name)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,12 @@ facts, see ``reach.definition_calls``):
   with that slot, at any depth. Calls are matched by last name, as in the reach (every project
   definition of that name: class-hierarchy dispatch over-approximated by name).
 
+A parameter that reaches an LLM call's ``model=`` makes an ``n`` slot the same way: the model a
+caller names there (``chat(prompt, model="claude-3-5-haiku")``) prices the prompt it assembles.
+Each definition also lists the lines of the LLM calls it makes (``@<line>`` flows, ignored by the
+slots): ``reached_calls`` follows them through the wrappers, so that a finding judged at a wrapper
+call names the LLM calls it reaches.
+
 Flows into the user's turn (``user``) are kept the same way: they tell the request-derived stage
 (``analysis/derived.py``) which argument of a wrapper call is the request's own input. Flows into
 an LLM call's message list (``messages``: the ``messages=`` of a known call, or of any call an
@@ -40,11 +46,14 @@ SYSTEM = "system"
 HEAD = "head"
 USER = "user"
 MESSAGES = "messages"
+MODEL = "model"
 # Slot prefixes: "s#0" (system text), "u=prompt" (user turn), "m=messages" (the whole message list
 # an LLM call sends: the caller that builds it knows the request's full order), "h#0" (next to an
 # "s" slot: the system text is written over the head of a list the object keeps,
 # `self.messages[0] = {"role": "system", ...}`, so the conversation in that list follows it).
-KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m"}
+# "n=model" (the model name of the LLM call further down).
+KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m", MODEL: "n"}
+SITE = "@"  # a flow target "@<line>": the definition makes an LLM call on that line (not a slot)
 CONVERTED = "~"  # a flow as a message list only (through a format converter): it reaches "m" slots only
 TEXT_ONLY = "^"  # a flow as text inside a message only: it reaches "s" and "u" slots, not "m"
 FORWARDED = "**"  # a flow of every keyword argument: `def f(*args, **kwargs): return g(**kwargs)`
@@ -110,7 +119,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         if expr is None:
             return
         text = {param for name in _names_in(expr) for param in carriers.get(name, ())}
-        if target in (SYSTEM, HEAD, USER):
+        if target in (SYSTEM, HEAD, USER, MODEL):
             flows.update((position[param], param, target) for param in text)
             return
         # A message list passes through the project's format converters on its way to the SDK
@@ -154,10 +163,14 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                     reach(keywords[keyword], SYSTEM)
                 for keyword in shapes.messages_keywords & keywords.keys():
                     reach(keywords[keyword], MESSAGES)
+                reach(keywords.get("model"), MODEL)
+                flows.add((-1, "", f"{SITE}{call.lineno}"))
             elif "messages" in keywords:
                 # An unresolved client's `messages=` (llama_cpp, a gateway, palm): the
                 # implementations of one provider method vote together (infer_wrappers).
                 reach(keywords["messages"], MESSAGES)
+                reach(keywords.get("model"), MODEL)
+                flows.add((-1, "", f"{SITE}{call.lineno}"))
             for keyword in shapes.any_call_keywords & keywords.keys():
                 reach(keywords[keyword], SYSTEM)
             for index, arg in enumerate(args):
@@ -248,6 +261,39 @@ def _callee(target: str) -> str:
         if found:
             return callee
     return ""
+
+
+MAX_REACHED = 16  # LLM calls kept per wrapper name: a name shared by every provider class reaches many
+
+
+def reached_calls(definitions: Iterable[tuple[str, str, Iterable[Flow]]], wrappers: dict[str, frozenset[str]]
+                  ) -> dict[str, tuple[tuple[str, int], ...]]:
+    """Wrapper name -> the (path, line) of each LLM call it reaches: the calls made by its own
+    definitions (the ``@<line>`` flows of those whose parameters flow anywhere) and, to a fixed
+    point, those its definitions reach through other wrappers' slots. Matched by last name, like
+    the slots: the calls of every project definition of that name."""
+    direct: dict[str, set[tuple[str, int]]] = {}
+    callees: dict[str, set[str]] = {}
+    for name, path, flows in definitions:
+        if name not in wrappers:
+            continue
+        flows = tuple(flows)
+        if not any(not target.startswith(SITE) for _, _, target in flows):
+            continue  # no parameter flows anywhere: not the definition the slots came from
+        direct.setdefault(name, set()).update((path, int(target[1:])) for _, _, target in flows
+                                              if target.startswith(SITE))
+        callees.setdefault(name, set()).update(c for _, _, target in flows if (c := _callee(target)) in wrappers)
+    reached = {name: set(sites) for name, sites in direct.items()}
+    changed = True
+    while changed:  # to a fixed point: wrappers call each other at any depth
+        changed = False
+        for name, names in callees.items():
+            found = reached.setdefault(name, set())
+            size = len(found)
+            for callee in names - {name}:
+                found |= reached.get(callee, set())
+            changed |= len(found) != size
+    return {name: tuple(sorted(sites)[:MAX_REACHED]) for name, sites in reached.items() if sites}
 
 
 def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:

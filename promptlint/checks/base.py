@@ -8,6 +8,7 @@ from typing import ClassVar, Iterable
 from promptlint.model import (
     ORIGIN_VERB,
     ORIGIN_VERBS,
+    SENDS,
     CacheBreakpoint,
     Finding,
     Hole,
@@ -45,6 +46,7 @@ PART_WORDS = {"tools": "tool definitions", "system": "system prompt", "history":
               "final_user": "final user message", "response_format": "response schema"}
 EARLIER_TURNS = ("user", "assistant", "tool", "message", "history")
 TURN_PARTS = ("user", "assistant", "tool", "message")  # single messages in the call's own list
+MAX_REACHED_SHOWN = 4  # LLM calls named on a finding judged at a wrapper call (a shared name reaches many)
 LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
 NOTABLE_STABLE_CHARS = 800  # about 200 tokens: worth saying at info level, too little for a warning
 
@@ -185,6 +187,8 @@ class Rule:
             verb = ORIGIN_VERB.get(hole.origin.category, ORIGIN_VERBS[0])
             related.insert(0, RelatedLocation(hole.origin.location, f"`{hole.origin.source}` {verb}"))
         related.append(RelatedLocation(layout.call.location, f"reaches the `{layout.call.api}` call here"))
+        related += [RelatedLocation(where, f"{SENDS} `{api}` call here")
+                    for where, api, _ in layout.call.reaches[:MAX_REACHED_SHOWN]]
         if hole.assumption:
             message += f" (assumption: {hole.assumption})"
         return Finding(

@@ -44,7 +44,7 @@ def estimate_finding(finding: Finding, layouts: tuple[PromptLayout, ...], counte
         return Estimate(None, counter.name, exact=not counter.bundled,
                         note="no prompt layout for this finding: nothing to count")
     profile = measure(layout, finding.bust_index, counter)
-    priced = table.resolve(finding.call_site.provider, finding.call_site.model, config.providers)
+    priced = table.resolve(finding.call_site.pricing_provider(), finding.call_site.model, config.providers)
     token_losses = [token_loss(profile, item.row) for item in priced]
     context = _CallContext(finding, layout, counter, table, config)
     losses = tuple(_provider_loss(item, tokens, context) for item, tokens in zip(priced, token_losses))

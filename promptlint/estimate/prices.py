@@ -116,6 +116,7 @@ class PriceTable:
     rows: tuple[PriceRow, ...]
     prefixes: tuple[tuple[str, str], ...]  # longest first
     unknown_model_providers: tuple[str, ...]
+    model_families: tuple[tuple[str, str], ...] = ()  # (glob, provider): the provider a model name says
 
     def rows_of(self, provider: str) -> tuple[PriceRow, ...]:
         return tuple(row for row in self.rows if row.provider == provider)
@@ -136,6 +137,9 @@ class PriceTable:
             found = self._best(name, hint)
             if found is not None:
                 return (Priced(found),)
+            if hint is None and not fallback:  # the providers the user named come first
+                hint = next((provider for glob, provider in self.model_families
+                             if provider in self.providers and fnmatchcase(name, glob)), None)
             if hint is not None:
                 return self._defaults([hint], f"model '{model}' is not in the price table")
             return self._defaults(fallback or self.unknown_model_providers,
@@ -225,6 +229,8 @@ def _load(path: str, user_rows: str, where: str, today: str) -> PriceTable:
         rows=rows,
         prefixes=tuple((k.lower(), v) for k, v in prefixes),
         unknown_model_providers=tuple(raw.get("unknown_model_providers") or sorted(providers)),
+        model_families=tuple((str(glob).lower(), str(provider))
+                             for glob, provider in (raw.get("model_families") or {}).items()),
     )
 
 

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from promptlint import colors
 from promptlint.config import Config
-from promptlint.model import AnalysisResult, Finding, Severity
+from promptlint.model import SENDS, AnalysisResult, Finding, Severity
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 CONTEXT_LINES = 1
@@ -67,14 +67,17 @@ def render_finding(console: Console, finding: Finding) -> None:
     source = finding.volatile_source
     if source is not None and (source.location.path, source.location.line) != (loc.path, loc.line):
         console.print(f"   [dim]born at[/]  {escape(source.location.short())}  `{escape(source.source)}`")
+    sent = [related for related in finding.related if related.message.startswith(SENDS)]
     for related in finding.related:
-        if related.is_origin or "reaches the" in related.message:
+        if related.is_origin or "reaches the" in related.message or related in sent:
             continue
         console.print(f"   [dim]via[/]      {escape(related.location.short())}  {escape(related.message)}")
     call = finding.call_site
     model = f" model={call.model}" if call.model else ""
     if call.api:  # findings about comments (PC900) reach no call
         console.print(f"   [dim]reaches[/]  {escape(call.location.short())}  {escape(call.api)}{escape(model)}")
+    for related in sent:  # the LLM calls a wrapper sends it with
+        console.print(f"   [dim]sends[/]    {escape(related.location.short())}  {escape(related.message)}")
     if finding.estimate is not None:
         console.print(f"   [dim]cost[/]     {escape(estimate_line(finding))}")
     if finding.hint:
