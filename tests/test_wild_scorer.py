@@ -226,3 +226,16 @@ def test_a_bust_is_not_found_by_a_finding_judged_false_at_its_place() -> None:
     right = score.Finding("acme/shop", "shop/app.py", 13, "PC001", "error", "retrieval ...")
     judged = {wrong.key: [{"verdict": False, "message_start": "clock"}]}
     assert score.score([bust], [wrong, right], judged).found == {bust.id: [wrong, right]}
+
+
+def test_issue_18s_rule_counts_short_tail_busts_apart() -> None:
+    """The second figure: busts whose audited tail is short are look-alikes by issue 18's rule,
+    left out of its recall and counted as flagged when a finding reports them."""
+    long_bust = score.parse_label(label(id="long", volatile=[11, 11], lands=[12, 13], tail="history"), "t")
+    short_found = score.parse_label(label(id="short", volatile=[20, 20], lands=[20, 22], tail="short"), "t")
+    short_quiet = score.parse_label(label(id="quiet", volatile=[40, 40], lands=[40, 41], tail="short"), "t")
+    findings = [score.Finding("acme/shop", "shop/app.py", 21, "PC001", "warning", "m")]
+    rule = score.summary(score.score([long_bust, short_found, short_quiet], findings, {}), lines=100)["issue18_rule"]
+    assert rule == {"busts": 1, "found": 0, "recall": 0.0, "short_tails": 2, "short_tails_flagged": 1}
+    with pytest.raises(score.LabelError, match="tail 'tiny'"):
+        score.parse_label(label(tail="tiny"), "t")

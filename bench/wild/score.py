@@ -32,6 +32,9 @@ HERE = Path(__file__).resolve().parent
 COUNTED_SEVERITIES = ("error", "warning")
 VERDICTS = ("bust", "safe")
 CLASSES = ("per-request", "per-step", "per-conversation", "per-day", "per-process", "per-deploy", "constant")
+# What follows a bust's volatile value, as measured by tail_audit.md (optional): "short" is less
+# than the provider minimum of fixed text and no history, a look-alike by issue 18's own rule.
+TAILS = ("short", "long", "history")
 REACHES = ("direct", "wrapper", "provider-class", "subclass", "builder", "framework", "legacy-api", "http", "template")
 KINDS = (
     "clock", "id", "request-derived", "retrieval", "memory", "loop-state", "observation",
@@ -59,6 +62,7 @@ class Label:
     volatile_path: str
     lands_path: str
     rule: str | None = None
+    tail: str | None = None
 
     def spans(self) -> list[tuple[str, int, int]]:
         return [(self.volatile_path, *self.volatile), (self.lands_path, *self.lands)]
@@ -115,6 +119,8 @@ def parse_label(raw: dict[str, Any], where: str) -> Label:
     for key in ("id", "repo", "path", "volatile", "lands", "verdict", "class", "kind", "reach", "reason"):
         if key not in raw:
             raise LabelError(f"{where}: missing {key!r}")
+    if raw.get("tail") is not None and raw["tail"] not in TAILS:
+        raise LabelError(f"{where}: tail {raw['tail']!r} is not one of {', '.join(TAILS)}")
     for key, allowed in (("verdict", VERDICTS), ("class", CLASSES), ("kind", KINDS), ("reach", REACHES)):
         if raw[key] not in allowed:
             raise LabelError(f"{where}: {key} {raw[key]!r} is not one of {', '.join(allowed)}")
@@ -124,7 +130,7 @@ def parse_label(raw: dict[str, Any], where: str) -> Label:
         volatile=_span(raw["volatile"], f"{where} volatile"), lands=_span(raw["lands"], f"{where} lands"),
         verdict=raw["verdict"], cls=raw["class"], kind=raw["kind"], reach=raw["reach"],
         reason=raw["reason"], volatile_path=raw.get("volatile_path", path),
-        lands_path=raw.get("lands_path", path), rule=raw.get("rule"),
+        lands_path=raw.get("lands_path", path), rule=raw.get("rule"), tail=raw.get("tail"),
     )
 
 
@@ -239,6 +245,8 @@ def summary(result: Score, lines: int) -> dict[str, Any]:
     busts = [label for label in result.labels if label.verdict == "bust"]
     safes = [label for label in result.labels if label.verdict == "safe"]
     judged = len(result.judged_true) + len(result.judged_false)
+    short_tails = [label for label in busts if label.tail == "short"]
+    long_busts = [label for label in busts if label.tail != "short"]
 
     def recall_by(attribute: str) -> dict[str, dict[str, Any]]:
         groups: dict[str, list[Label]] = defaultdict(list)
@@ -273,6 +281,11 @@ def summary(result: Score, lines: int) -> dict[str, Any]:
         "precision": ratio(len(result.judged_true), judged),
         "lines": lines,
         "findings_per_100k_lines": round(len(result.findings) * 100_000 / lines, 2) if lines else None,
+        # Issue 18's rule: a bust with only a short tail after it is a look-alike to keep quiet.
+        "issue18_rule": {"busts": len(long_busts), "found": sum(label.id in result.found for label in long_busts),
+                         "recall": ratio(sum(label.id in result.found for label in long_busts), len(long_busts)),
+                         "short_tails": len(short_tails),
+                         "short_tails_flagged": sum(label.id in result.found for label in short_tails)},
         "recall_by_reach": recall_by("reach"),
         "recall_by_kind": recall_by("kind"),
         "findings_by_rule": {rule: dict(counts) for rule, counts in sorted(by_rule.items())},
@@ -367,6 +380,10 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
     print(f"precision over judged findings {_pct(data['precision'])}  ({data['judged_true']} true of "
           f"{data['judged']} judged; {data['unjudged']} of {data['findings']} findings not judged yet)")
     print(f"findings (error+warning) per 100k lines: {data['findings_per_100k_lines']}")
+    rule = data["issue18_rule"]
+    print(f"by issue 18's rule (the short tails of tail_audit.md as look-alikes): recall {_pct(rule['recall'])} "
+          f"({rule['found']} of {rule['busts']}); short tails flagged: {rule['short_tails_flagged']} of "
+          f"{rule['short_tails']}")
     for title, key in (("reach", "recall_by_reach"), ("kind", "recall_by_kind")):
         print(f"\nrecall by {title}:")
         for name, row in data[key].items():
