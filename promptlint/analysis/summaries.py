@@ -244,13 +244,29 @@ def _flow_slots(flows: tuple[Flow, ...], slots: dict[str, set[str]]) -> set[str]
         if param == FORWARDED:  # the callee's keyword slots are this function's too
             found |= {slot for slot in slots.get(target.partition("=")[0], ()) if slot[1] == "="}
             continue
-        mark = target[0] if target[0] in (CONVERTED, TEXT_ONLY) else ""
-        for kind, prefix in KINDS.items():
-            if mark == CONVERTED and kind != MESSAGES or mark == TEXT_ONLY and kind == MESSAGES:
-                continue
-            if target == kind or _reaches(target.lstrip(CONVERTED + TEXT_ONLY), slots, prefix):
-                found |= {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
+        for kind in _target_kinds(target, slots):
+            prefix = KINDS[kind]
+            found |= {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
     return found
+
+
+def _target_kinds(target: str, slots: dict[str, set[str]]) -> list[str]:
+    """The kinds of content a flow's target is, given the slots known so far: itself for a direct
+    target (``system``), else those of the callee's slot it lands in (``send#0`` when ``send`` has
+    ``s#0``); a list through a converter is only a list, text inside a message only text."""
+    if target in KINDS:
+        return [target]
+    mark = target[0] if target[0] in (CONVERTED, TEXT_ONLY) else ""
+    bare = target[1:] if mark else target
+    for separator in ("#", "="):
+        callee, found, slot = bare.partition(separator)
+        if found:
+            known = slots.get(callee)
+            if not known:
+                return []
+            return [kind for kind, prefix in KINDS.items() if f"{prefix}{separator}{slot}" in known
+                    and not (mark == CONVERTED and kind != MESSAGES or mark == TEXT_ONLY and kind == MESSAGES)]
+    return []  # a site ("@<line>") or no slot at all
 
 
 def _callee(target: str) -> str:
@@ -302,14 +318,6 @@ def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[
     an agent framework, which doubled the time on large trees): a caller that builds a role-tagged
     list is evaluated anyway, and is judged there."""
     return {name: found for name, found in wrappers.items() if any(slot[0] == "s" for slot in found)}
-
-
-def _reaches(target: str, slots: dict[str, set[str]], prefix: str) -> bool:
-    for mark in ("#", "="):
-        callee, found, slot = target.partition(mark)
-        if found:
-            return f"{prefix}{mark}{slot}" in slots.get(callee, ())
-    return False
 
 
 # What can make a local name hold a parameter's value: bindings, loop targets, `list.append(p)`.
