@@ -175,8 +175,10 @@ class CallSite:
         return providers.pop() if len(providers) == 1 else self.provider
 
 
-# How a finding's related location names an LLM call its prompt reaches through a wrapper.
+# How a finding's related location names an LLM call its prompt reaches through a wrapper, and how
+# many such calls are kept per wrapper name (a name shared by every provider class reaches many).
 SENDS = "which sends it with the"
+MAX_REACHED = 16
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 
 from promptlint.analysis.index import nodes_of
 from promptlint.knowledge import Knowledge
+from promptlint.model import MAX_REACHED
 
 SYSTEM = "system"
 HEAD = "head"
@@ -277,9 +278,6 @@ def _callee(target: str) -> str:
         if found:
             return callee
     return ""
-
-
-MAX_REACHED = 16  # LLM calls kept per wrapper name: a name shared by every provider class reaches many
 
 
 def reached_calls(definitions: Iterable[tuple[str, str, Iterable[Flow]]], wrappers: dict[str, frozenset[str]]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Iterable
 
 from promptlint.model import (
+    MAX_REACHED,
     ORIGIN_VERB,
     ORIGIN_VERBS,
     SENDS,
@@ -13,6 +14,7 @@ from promptlint.model import (
     Finding,
     Hole,
     Literal,
+    Location,
     PromptLayout,
     RelatedLocation,
     Segment,
@@ -49,6 +51,17 @@ TURN_PARTS = ("user", "assistant", "tool", "message")  # single messages in the 
 MAX_REACHED_SHOWN = 4  # LLM calls named on a finding judged at a wrapper call (a shared name reaches many)
 LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
 NOTABLE_STABLE_CHARS = 800  # about 200 tokens: worth saying at info level, too little for a warning
+
+
+def sends_related(reaches: tuple[tuple[Location, str, str], ...]) -> list[RelatedLocation]:
+    """The LLM calls a wrapper sends the prompt with, the first few, the last saying how many more
+    (``reached_calls`` keeps at most MAX_REACHED per wrapper name)."""
+    shown = [RelatedLocation(where, f"{SENDS} `{api}` call here") for where, api, _ in reaches[:MAX_REACHED_SHOWN]]
+    more = len(reaches) - len(shown)
+    if more > 0:
+        count = "more" if len(reaches) >= MAX_REACHED else f"{more} more"
+        shown[-1] = replace(shown[-1], message=f"{shown[-1].message} (and {count})")
+    return shown
 
 
 @dataclass(frozen=True)
@@ -187,8 +200,7 @@ class Rule:
             verb = ORIGIN_VERB.get(hole.origin.category, ORIGIN_VERBS[0])
             related.insert(0, RelatedLocation(hole.origin.location, f"`{hole.origin.source}` {verb}"))
         related.append(RelatedLocation(layout.call.location, f"reaches the `{layout.call.api}` call here"))
-        related += [RelatedLocation(where, f"{SENDS} `{api}` call here")
-                    for where, api, _ in layout.call.reaches[:MAX_REACHED_SHOWN]]
+        related += sends_related(layout.call.reaches)
         if hole.assumption:
             message += f" (assumption: {hole.assumption})"
         return Finding(
