@@ -24,6 +24,7 @@ from promptlint.model import (
     Location,
     Origin,
     ProviderLoss,
+    SENDS,
     RelatedLocation,
     Severity,
     Volatility,
@@ -84,6 +85,22 @@ def test_text_finding_whole(tmp_path: Path) -> None:
         "   fix      put the clock last",
         "",
         "Found 1 finding (1 error) in 3 Python files.",
+    ]
+
+
+def test_text_names_the_llm_calls_a_wrapper_sends_the_prompt_with_after_the_call_it_reaches(tmp_path: Path) -> None:
+    path = app(tmp_path)
+    judged = finding(path, api="system message (system text passed to chat())", model=None)
+    sent = [RelatedLocation(Location("llm.py", line, 16, line, 40), f"{SENDS} `anthropic.messages` call here")
+            for line in (12, 30)]
+    judged = replace(judged, related=(*judged.related, *sent))
+    lines = render_text(AnalysisResult((judged,), ()), Config(), summary=False).splitlines()
+    assert lines[6:11] == [
+        f"   via      {path}:4:1  assigned to `messages`",
+        f"   reaches  {path}:5:1  system message (system text passed to chat())",
+        "   sends    llm.py:12:16  which sends it with the `anthropic.messages` call here",
+        "   sends    llm.py:30:16  which sends it with the `anthropic.messages` call here",
+        f"   cost     {format_estimate(ESTIMATE)}",
     ]
 
 

@@ -91,7 +91,10 @@ assumed to live for one conversation. Unknown values (parameters, I/O) are not f
 are derived from the final user turn, named like the request's input, or returned by a lookup.
 Inferred wrappers are matched by the callee's last name (every project definition of that name), so
 a volatile value passed to an unrelated function of the same name as a wrapper is reported too; a
-lookup keyed by a constant is not request-derived. One prompt gets one finding, at its first value;
+lookup keyed by a constant is not request-derived. For the same reason, the LLM calls such a
+finding names (the calls the wrapper sends the prompt with) are those of every project definition
+of that name, at most 16; the estimate prices it as their provider only when they all have one,
+and with the model the wrapper call names when it names one. One prompt gets one finding, at its first value;
 a later value that changes as often is listed on it ("also changes here: move it too"), since
 moving only the first would not fix the prompt.
 
