@@ -11,6 +11,7 @@ import yaml
 from promptlint.config import Config, ConfigError
 from promptlint.estimate.prices import load_price_table, ttl_minutes
 from promptlint.knowledge import rules_dir
+from promptlint.model import CallSite, Location
 
 TODAY = date(2026, 11, 30)
 DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
@@ -173,3 +174,12 @@ def test_user_can_change_a_provider_rule():
 def test_bad_user_rows_are_config_errors(bad):
     with pytest.raises(ConfigError):
         load_price_table(Config(prices=(bad,)), TODAY)
+
+
+def test_a_prompt_judged_at_a_wrapper_call_is_priced_as_the_provider_of_the_calls_it_reaches() -> None:
+    where = Location("app.py", 3, 1, 3, 9)
+    anthropic = (Location("llm.py", 9, 1, 9, 9), "anthropic.messages", "anthropic")
+    openai = (Location("llm.py", 20, 1, 20, 9), "openai.chat.completions", "openai")
+    assert CallSite(where, "system message (x)", "any", reaches=(anthropic, anthropic)).pricing_provider() == "anthropic"
+    assert CallSite(where, "system message (x)", "any", reaches=(anthropic, openai)).pricing_provider() == "any"
+    assert CallSite(where, "system message (x)", "any").pricing_provider() == "any"

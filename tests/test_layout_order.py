@@ -24,6 +24,7 @@ from promptlint.analysis.layout import (
     messages_layout,
     shape_parts,
     tools_text,
+    user_turn_layout,
 )
 from promptlint.analysis.values import (
     NONE,
@@ -39,7 +40,7 @@ from promptlint.analysis.values import (
     unknown,
 )
 from promptlint.knowledge import ApiSpec, PartSpec
-from promptlint.model import CacheBreakpoint, CallSite, Hole, Literal, Location, Part, PromptLayout, Setting, Volatility
+from promptlint.model import CacheBreakpoint, CallSite, Hole, Literal, Location, Part, PromptLayout, Setting, Via, Volatility
 
 WHERE = Location("app.py", 3, 5, 3, 40)
 ELSEWHERE = Location("app.py", 9, 1, 9, 20)
@@ -334,6 +335,19 @@ def test_messages_layout_is_the_list_in_its_own_order() -> None:
     assert layout == PromptLayout(CallSite(WHERE, "message list (chat(messages))", "any", None, "run"), (
         Part("system", (CLOCK,), WHERE), Part("final_user", (Literal("q"),), WHERE)))
     assert is_assembly(layout.call)
+
+
+def test_a_prompt_handed_to_a_wrapper_keeps_the_wrappers_name_and_the_model_named() -> None:
+    via = Via("chat_anthropic", "claude-opus-4-5")
+    handed = assembly_layout("system text passed to chat_anthropic()", lit("s"), WHERE, "review", via=via)
+    assert handed.call == CallSite(WHERE, "system message (system text passed to chat_anthropic())", "any",
+                                   "claude-opus-4-5", "review", via="chat_anthropic")
+    listed = messages_layout("messages passed to chat()", Seq((msg("user", lit("q")),)), WHERE, "run", Via("chat"))
+    assert (listed.call.via, listed.call.model, listed.call.api) == ("chat", None, "message list (messages passed to chat())")
+    turn = user_turn_layout("user text passed to ask()", lit("q"), WHERE, "run", Via("ask", "gpt-4o"))
+    assert turn.call == CallSite(WHERE, "user message (user text passed to ask())", "any", "gpt-4o", "run", via="ask")
+    assert is_assembly(handed.call) and is_assembly(listed.call) and is_assembly(turn.call)
+    assert assembly_layout("role dict", lit("s"), WHERE, "build").call.via is None
 
 
 def test_only_assembly_points_are_assembly_points() -> None:

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import json
 
-from promptlint.checks.base import SEVERITY_BY_VOLATILITY, VOLATILITY_WORDS, RuleContext, StableAfter, stable_after
+from promptlint.checks.base import (
+    SEVERITY_BY_VOLATILITY,
+    VOLATILITY_WORDS,
+    RuleContext,
+    StableAfter,
+    sends_related,
+    stable_after,
+)
 from promptlint.checks.pc001_volatile_before_stable import CONSEQUENCES, SCOPE_RANK, VolatileBeforeStable
 from promptlint.checks.pc002_unstable_tool_order import UnstableToolOrder
 from promptlint.checks.pc003_unordered_prompt_content import UnorderedPromptContent
@@ -20,6 +27,8 @@ from promptlint.checks.pc006_volatile_tool_definition import VolatileToolDefinit
 from promptlint.checks.pc007_cache_control_after_volatile import CacheControlAfterVolatile
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.model import (
+    MAX_REACHED,
+    SENDS,
     CacheBreakpoint,
     CallSite,
     Finding,
@@ -370,3 +379,26 @@ def test_pc008_finds_the_stamp_in_the_raw_json_past_other_mentions() -> None:
 def test_pc008_named_templates_that_are_not_text_are_skipped() -> None:
     listed = {"chat_template": [{"name": "broken", "template": 3}, {"template": "{{ now() }}" + LOOP}]}
     assert [severity for _, _, severity, _ in pc008({"tokenizer_config.json": json.dumps(listed)})] == ["error"]
+
+
+def test_a_finding_judged_at_a_wrapper_call_names_the_llm_calls_after_the_call_it_reaches() -> None:
+    sent = tuple((Location("llm.py", line, 9, line, 40), "anthropic.messages", "anthropic") for line in (12, 30))
+    wrapper = CallSite(CALL_AT, "system message (system text passed to chat())", "any", None, "ask", via="chat",
+                       reaches=sent)
+    [finding] = check(VolatileBeforeStable(), PromptLayout(wrapper, (Part("system", (CLOCK, LONG)),)))
+    assert [(r.location.path, r.location.line, r.message) for r in finding.related[-3:]] == [
+        ("app.py", 30, "reaches the `system message (system text passed to chat())` call here"),
+        ("llm.py", 12, f"{SENDS} `anthropic.messages` call here"),
+        ("llm.py", 30, f"{SENDS} `anthropic.messages` call here")]
+
+
+def test_a_finding_names_the_first_llm_calls_a_wrapper_reaches_and_how_many_more() -> None:
+    def reaches(count: int) -> tuple:
+        return tuple((Location("app/llm.py", line, 1, line, 9), "openai.chat.completions", "openai")
+                     for line in range(1, count + 1))
+
+    shown = sends_related(reaches(6))
+    assert [r.location.line for r in shown] == [1, 2, 3, 4]
+    assert shown[-1].message.endswith("call here (and 2 more)") and shown[0].message.startswith(SENDS)
+    assert sends_related(reaches(MAX_REACHED))[-1].message.endswith("(and more)")  # the kept ones are capped
+    assert not sends_related(reaches(2))[-1].message.endswith(")")

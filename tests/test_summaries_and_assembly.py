@@ -24,8 +24,7 @@ from promptlint.analysis.summaries import (
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.knowledge import load_knowledge
-from promptlint.checks.base import sends_related
-from promptlint.model import MAX_REACHED, SENDS, Location
+from promptlint.model import SENDS
 from tests.conftest import run_cli, write_tree
 
 SHAPES = sink_shapes(load_knowledge(Config()))
@@ -1456,14 +1455,3 @@ def test_unpacking_keeps_what_is_known_and_an_index_is_not_the_lookup(tmp_path: 
         "self.experiences = [f'step {i}' for i, _ in enumerate(found)] + [a for a, _ in [('fixed', 1)]]")
     assert findings(tmp_path, {"planner.py": quiet}) == []
 
-
-def test_a_finding_names_the_first_llm_calls_and_how_many_more() -> None:
-    def reaches(count: int) -> tuple:
-        return tuple((Location("app/llm.py", line, 1, line, 9), "openai.chat.completions", "openai")
-                     for line in range(1, count + 1))
-
-    shown = sends_related(reaches(6))
-    assert [r.location.line for r in shown] == [1, 2, 3, 4]
-    assert shown[-1].message.endswith("call here (and 2 more)") and shown[0].message.startswith(SENDS)
-    assert sends_related(reaches(MAX_REACHED))[-1].message.endswith("(and more)")  # the kept ones are capped
-    assert not sends_related(reaches(2))[-1].message.endswith(")")
