@@ -394,11 +394,11 @@ def test_a_finding_judged_at_a_wrapper_call_names_the_llm_calls_after_the_call_i
 
 def test_a_finding_names_the_first_llm_calls_a_wrapper_reaches_and_how_many_more() -> None:
     def reaches(count: int) -> tuple:
-        return tuple((Location("app/llm.py", line, 1, line, 9), "openai.chat.completions", "openai")
-                     for line in range(1, count + 1))
+        return tuple((Location("app/llm.py", line, 1, line, 9), f"api{line}", "openai") for line in range(1, count + 1))
 
     shown = sends_related(reaches(6))
     assert [r.location.line for r in shown] == [1, 2, 3, 4]
-    assert shown[-1].message.endswith("call here (and 2 more)") and shown[0].message.startswith(SENDS)
+    assert [r.message for r in shown[-2:]] == [f"{SENDS} `api3` call here", f"{SENDS} `api4` call here (and 2 more)"]
+    assert sends_related(reaches(5))[-1].message.endswith("`api4` call here (and 1 more)")
     assert sends_related(reaches(MAX_REACHED))[-1].message.endswith("(and more)")  # the kept ones are capped
     assert not sends_related(reaches(2))[-1].message.endswith(")")
