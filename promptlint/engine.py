@@ -270,7 +270,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         try:
             selected = {by_key[rel]: tuple(indices) for rel, indices in stored["selected"].items()}
             wrappers = tuple((str(name), frozenset(slots)) for name, slots in stored["wrappers"])
-            reached = {str(name): tuple((str(path), int(line)) for path, line in sites)
+            paths = [str(path) for path in stored["reached_paths"]]
+            reached = {str(name): tuple((paths[index], int(line)) for index, line in sites)
                        for name, sites in stored["reached"]}
             return selected, frozenset(stored["names"]), wrappers, reached
         except (KeyError, TypeError, AttributeError, ValueError):
@@ -308,8 +309,16 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         cache.set_reach({"fingerprint": fingerprint, "names": sorted(names),
                          "selected": {relative_key(p, root): list(indices) for p, indices in selected.items()},
                          "wrappers": [[name, sorted(slots)] for name, slots in ordered],
-                         "reached": [[name, [list(site) for site in sites]] for name, sites in sorted(reached.items())]})
+                         **_encoded_reached(reached)})
     return selected, frozenset(names), ordered, reached
+
+
+def _encoded_reached(reached: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, Any]:
+    """The LLM calls each wrapper reaches, their paths stored once (many names share a file)."""
+    paths: dict[str, int] = {}
+    encoded = [[name, [[paths.setdefault(path, len(paths)), line] for path, line in sites]]
+               for name, sites in sorted(reached.items())]
+    return {"reached_paths": list(paths), "reached": encoded}
 
 
 def _hops(definitions: dict[Path, Any], sink_names: frozenset[str]

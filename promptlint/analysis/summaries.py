@@ -235,7 +235,8 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
                 if reader not in queued:
                     queued.add(reader)
                     pending.append(reader)
-    return {name: frozenset(found) for name, found in slots.items() if found}
+    # A name whose only slot is a model ("n") judges nothing at its calls: left out of the table.
+    return {name: frozenset(found) for name, found in slots.items() if any(slot[0] != "n" for slot in found)}
 
 
 def _flow_slots(flows: tuple[Flow, ...], slots: dict[str, set[str]]) -> set[str]:
