@@ -210,11 +210,14 @@ def with_reached_calls(layouts: list[PromptLayout], reached: dict[str, tuple[tup
     for layout in layouts:
         if layout.call.via is None:
             by_line.setdefault((layout.call.location.path, layout.call.location.line), []).append(layout)
+    displayed: dict[str, str] = {}  # relative key -> the display path of the layouts' locations
     result = []
     for layout in layouts:
         sites = reached.get(layout.call.via or "", ())
-        calls = [found for path, line in sites
-                 for found in by_line.get((project.display(project.root / path), line), ())[:1]]
+        for path, _ in sites:
+            if path not in displayed:
+                displayed[path] = project.display(project.root / path)
+        calls = [found for path, line in sites for found in by_line.get((displayed[path], line), ())[:1]]
         if calls:
             models = {found.call.model for found in calls}
             model = layout.call.model or (models.pop() if len(models) == 1 else None)

@@ -1455,3 +1455,28 @@ def test_unpacking_keeps_what_is_known_and_an_index_is_not_the_lookup(tmp_path: 
         "self.experiences = [f'step {i}' for i, _ in enumerate(found)] + [a for a, _ in [('fixed', 1)]]")
     assert findings(tmp_path, {"planner.py": quiet}) == []
 
+
+
+def test_only_the_llm_calls_that_send_a_parameters_value_are_reached() -> None:
+    """A wrapper that also makes an unrelated call (a moderation check on fixed text) reaches only
+    the call its prompt goes into; a positional prompt counts too."""
+    definitions = [
+        ("ask", "app/llm.py", flows_of('''
+def ask(self, system, question):
+    self.client.moderations.create(model="omni-moderation-latest", input="fixed probe")
+    reply = self.client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+    return self.model.generate_content(question)
+''', True)),
+    ]
+    wrappers = infer_wrappers([(name, flows, True) for name, _, flows in definitions], UNTRACEABLE)
+    assert reached_calls(definitions, wrappers) == {"ask": (("app/llm.py", 4), ("app/llm.py", 6))}
+    # State the prompt went into first: no call is seen taking it, so every call of the definition.
+    stored = [("chat", "app/chat.py", flows_of('''
+def chat(self, content):
+    self.messages.append(Message(role="user", content=content))
+    return self.client.messages.create(model="claude-sonnet-4-5", max_tokens=500,
+                                       messages=[m.to_dict() for m in self.history()])
+''', True))]
+    wrappers = infer_wrappers([(name, flows, True) for name, _, flows in stored], UNTRACEABLE)
+    assert reached_calls(stored, wrappers) == {"chat": (("app/chat.py", 4),)}

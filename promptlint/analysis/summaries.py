@@ -19,7 +19,8 @@ facts, see ``reach.definition_calls``):
 A parameter that reaches an LLM call's ``model=`` makes an ``n`` slot the same way: the model a
 caller names there (``chat(prompt, model="claude-3-5-haiku")``) prices the prompt it assembles.
 Each definition also lists the lines of the LLM calls it makes (``@<line>`` flows, ignored by the
-slots): ``reached_calls`` follows them through the wrappers, so that a finding judged at a wrapper
+slots; ``@?<line>`` when no parameter is seen going into the call's content, and those count only
+when no call of the definition is seen taking one): ``reached_calls`` follows them through the wrappers, so that a finding judged at a wrapper
 call names the LLM calls it reaches.
 
 Flows into the user's turn (``user``) are kept the same way: they tell the request-derived stage
@@ -55,6 +56,7 @@ MODEL = "model"
 # "n=model" (the model name of the LLM call further down).
 KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m", MODEL: "n"}
 SITE = "@"  # a flow target "@<line>": the definition makes an LLM call on that line (not a slot)
+UNSURE = "?"  # "@?<line>": an LLM call no parameter is seen going into
 CONVERTED = "~"  # a flow as a message list only (through a format converter): it reaches "m" slots only
 TEXT_ONLY = "^"  # a flow as text inside a message only: it reaches "s" and "u" slots, not "m"
 FORWARDED = "**"  # a flow of every keyword argument: `def f(*args, **kwargs): return g(**kwargs)`
@@ -115,14 +117,15 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     flows: set[Flow] = set()
     position = {name: index for index, name in params}
 
-    def reach(expr: ast.AST | None, target: str) -> None:
+    def reach(expr: ast.AST | None, target: str) -> bool:
+        """Record where the parameters in ``expr`` flow; whether any does."""
         nonlocal converted
         if expr is None:
-            return
+            return False
         text = {param for name in _names_in(expr) for param in carriers.get(name, ())}
         if target in (SYSTEM, HEAD, USER, MODEL):
             flows.update((position[param], param, target) for param in text)
-            return
+            return bool(text)
         # A message list passes through the project's format converters on its way to the SDK
         # (`messages = _prompt_to_dicts(prompt)`, `translate_history(history, config)`): what the
         # caller hands over is still the request, in its order. Into another call's slot, a
@@ -134,6 +137,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
             mark = "" if target == MESSAGES or param in text and param in listed else \
                 TEXT_ONLY if param in text else CONVERTED
             flows.add((position[param], param, mark + target))
+        return bool(text | listed)
 
     heads: set[int] | None = None  # computed at the first system dict: most definitions have none
     for item in nodes_of(node, ast.Dict):
@@ -160,18 +164,20 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                     reach(_argument(call, spec), kind)
                 continue
             if name in shapes.api_methods or short in shapes.api_methods:
-                for keyword in shapes.system_keywords & keywords.keys():
-                    reach(keywords[keyword], SYSTEM)
-                for keyword in shapes.messages_keywords & keywords.keys():
-                    reach(keywords[keyword], MESSAGES)
+                # Listed (without short-circuiting) so that every keyword's flows are recorded.
+                sent = [reach(keywords[keyword], SYSTEM) for keyword in shapes.system_keywords & keywords.keys()]
+                sent += [reach(keywords[keyword], MESSAGES) for keyword in shapes.messages_keywords & keywords.keys()]
                 reach(keywords.get("model"), MODEL)
-                flows.add((-1, "", f"{SITE}{call.lineno}"))
+                sent += [any(carriers.get(name) for name in _names_in(arg)) for arg in args]  # `generate(prompt)`
+                # An LLM call that sends what a parameter holds; or, less sure, one whose content
+                # comes from state the parameter went into first (`self.messages.append(...)`).
+                flows.add((-1, "", f"{SITE}{'' if any(sent) else UNSURE}{call.lineno}"))
             elif "messages" in keywords:
                 # An unresolved client's `messages=` (llama_cpp, a gateway, palm): the
                 # implementations of one provider method vote together (infer_wrappers).
-                reach(keywords["messages"], MESSAGES)
+                sends = reach(keywords["messages"], MESSAGES)
                 reach(keywords.get("model"), MODEL)
-                flows.add((-1, "", f"{SITE}{call.lineno}"))
+                flows.add((-1, "", f"{SITE}{'' if sends else UNSURE}{call.lineno}"))
             for keyword in shapes.any_call_keywords & keywords.keys():
                 reach(keywords[keyword], SYSTEM)
             for index, arg in enumerate(args):
@@ -295,8 +301,10 @@ def reached_calls(definitions: Iterable[tuple[str, str, Iterable[Flow]]], wrappe
         flows = tuple(flows)
         if not any(not target.startswith(SITE) for _, _, target in flows):
             continue  # no parameter flows anywhere: not the definition the slots came from
-        direct.setdefault(name, set()).update((path, int(target[1:])) for _, _, target in flows
-                                              if target.startswith(SITE))
+        sites = [target[1:] for _, _, target in flows if target.startswith(SITE)]
+        sure = [site for site in sites if not site.startswith(UNSURE)]
+        # The calls a parameter is seen going into; else every LLM call of the definition.
+        direct.setdefault(name, set()).update((path, int(site.lstrip(UNSURE))) for site in (sure or sites))
         callees.setdefault(name, set()).update(c for _, _, target in flows if (c := _callee(target)) in wrappers)
     reached = {name: set(sites) for name, sites in direct.items()}
     changed = True
