@@ -41,6 +41,15 @@ def trim(chat_history: list, limit: int) -> list:
         chat_history = chat_history[len(chat_history) - limit:]
     return chat_history
 ''', [((4, 9, 4, 64), "`chat_history` is cut to its last `len - (len(chat_history) - limit)` messages" + CUT)]),
+    "a conversation rendered as text, cut by characters (deer-flow)": ('''
+MAX_CONVERSATION_CHARS = 12000
+def format_conversation(messages: list) -> str:
+    # the conversation for the evaluator's prompt
+    conversation = "\\n\\n".join(f"{m.role}: {m.text}" for m in messages)
+    if len(conversation) > MAX_CONVERSATION_CHARS:
+        conversation = conversation[-MAX_CONVERSATION_CHARS:]
+    return conversation
+''', [((6, 9, 6, 62), "`conversation` is cut to its last `MAX_CONVERSATION_CHARS` characters" + CUT)]),
     "two pops under one guard are one root cause": ('''
 class Worker:
     def flush(self) -> None:

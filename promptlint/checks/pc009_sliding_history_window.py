@@ -589,7 +589,8 @@ def _slice_cut(node: ast.Assign, target: ast.expr, value: ast.expr, guarded: boo
     if history is None:
         return
     if stored or guarded or (hands_out and history.startswith("self.") and _configured_size(value)):
-        yield Cut(node, history, f"is cut to its last `{_slice_size(value)}` messages")
+        size = _slice_size(value)
+        yield Cut(node, history, f"is cut to its last `{size}` {_unit_of(size)}")
 
 
 def _walk_with_guards(body: list[ast.stmt], guards: tuple[ast.expr, ...]) -> Iterator[tuple[ast.stmt, tuple]]:
@@ -691,6 +692,13 @@ def _slice_size(value: ast.expr) -> str:
     if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
         return ast.unparse(lower.operand)
     return f"len - ({ast.unparse(lower)})" if lower is not None else "?"
+
+
+def _unit_of(size: str) -> str:
+    """What a window's size counts, by its name: a conversation rendered as text is cut by
+    characters (`conversation[-MAX_CHARS:]`), a message list by messages."""
+    lowered = size.lower()
+    return "characters" if "char" in lowered else "tokens" if "token" in lowered else "messages"
 
 
 def _configured_size(value: ast.expr) -> bool:
