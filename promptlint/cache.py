@@ -271,6 +271,10 @@ class Cache:
         self._modules_used: set[str] = set()
         self._modules_dirty = False
         self._token_counts: tuple[str, dict[str, int]] | None = None  # as read or last written
+        self._bound: dict[str, Any] | None = None  # entry key -> names read by module, loaded on demand
+        self._reach_inputs: dict[str, Any] | None = None  # what the reach read of each file, loaded on demand
+        self._reach_inputs_dirty = False
+        self._bound_dirty = False
         self._entries: dict[str, StoredEntry] = {}
         self._used: set[str] = set()
         self._new_entries: set[str] = set()
@@ -384,6 +388,46 @@ class Cache:
         self._modules_used.add(key)
         self._modules_dirty = True
 
+    # what the reach pass read of each file (promptlint/reach_inputs.py): read only when the
+    # stored reach no longer matches the files' hashes
+
+    def reach_inputs(self) -> dict[str, Any] | None:
+        if self._reach_inputs is None:
+            data = read_json(self.folder / "reach_inputs.json")
+            self._reach_inputs = data if isinstance(data, dict) and data.get("format") == FORMAT else {}
+        return self._reach_inputs or None
+
+    def set_reach_inputs(self, inputs: dict[str, Any]) -> None:
+        self._reach_inputs = {"format": FORMAT, **inputs}
+        self._reach_inputs_dirty = True
+
+    # the names an entry read in the modules it reached through imports: finer dependencies than
+    # the files, in their own file, read only when a file an entry depends on has changed
+
+    def bound(self, key: str) -> dict[str, tuple[tuple[str, str | None], ...]]:
+        """For an entry: the modules (relative path) it read only by name, with those names and
+        their digests then; empty when unknown (the entry then depends on the whole files)."""
+        self._load_bound()
+        assert self._bound is not None
+        raw = self._bound.get(key)
+        try:
+            return {} if raw is None else {str(rel): tuple((str(n), None if d is None else str(d)) for n, d in pairs)
+                                           for rel, pairs in raw}
+        except (TypeError, ValueError):
+            return {}
+
+    def set_bound(self, key: str, bound: list[tuple[str, tuple[tuple[str, str | None], ...]]]) -> None:
+        self._load_bound()
+        assert self._bound is not None
+        self._bound[key] = [[rel, [list(pair) for pair in pairs]] for rel, pairs in bound]
+        self._bound_dirty = True
+
+    def _load_bound(self) -> None:
+        if self._bound is None:
+            data = read_json(self.folder / "bound.json")
+            self._bound = data.get("bound", {}) if isinstance(data, dict) and data.get("format") == FORMAT \
+                and isinstance(data.get("bound"), dict) else {}
+
     # token counts, for the estimates: one tokenizer's (its identity) counts by a hash of the text
 
     def token_counts(self, identity: str) -> dict[str, int]:
@@ -436,6 +480,13 @@ class Cache:
             self._write("modules.json", {"format": FORMAT, "modules": {
                 key: value for key, value in self._modules.items() if key in self._modules_used}})
             self._modules_dirty = False
+        if self._reach_inputs_dirty and self._reach_inputs is not None:
+            self._write("reach_inputs.json", self._reach_inputs)
+            self._reach_inputs_dirty = False
+        if self._bound_dirty and self._bound is not None:
+            self._write("bound.json", {"format": FORMAT, "bound": {
+                key: value for key, value in self._bound.items() if key in self._used}})
+            self._bound_dirty = False
         stale = set(self._entries) - self._used
         if not self._dirty and not stale:
             return

@@ -19,14 +19,16 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from promptlint import cache as cache_store
 from promptlint.analysis.evaluator import PASSED_TO
+from promptlint.analysis.index import ParseFailure, decode_source, module_names_for, parse_module
 from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
 from promptlint.analysis.summaries import infer_wrappers, is_test_path, reached_calls, system_wrappers
+from promptlint.reach_inputs import FileInputs, file_inputs, flow_names, moved_indices, same_reach
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -169,8 +171,8 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
     # Every readable file is a candidate: a file that only calls an inferred wrapper (its provider
     # object handed in as a parameter) imports no SDK, yet is where the prompt is known.
     candidates = sorted({*entries, *(p for p, f in facts.items() if f.text_ok)})
-    selected, reaching_names, wrappers, reached = _reaching(entries, candidates, facts, knowledge, cache, workers, project.root,
-                                                   callbacks or set())
+    (selected, reaching_names, wrappers, reached), reach_source = _reaching(
+        entries, candidates, facts, knowledge, cache, workers, project.root, callbacks or set())
     definitions_s = time.perf_counter() - clock
     global_key = cache_store.stable_hash(sorted(reaching_names), [[n, sorted(s)] for n, s in wrappers])
     tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED, wrappers=wrappers)
@@ -179,11 +181,11 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
         tasks[path] = EntryTask(path, (), None, parse_only=True)
     keys = {path: _entry_key(relative_key(path, project.root), facts[path].sha, task, global_key)
             for path, task in tasks.items()}
-    dependencies = _Dependencies(project, facts)
+    dependencies = _Dependencies(project, facts, cache)
     outcomes: dict[Path, EntryOutcome] = {}
     if cache is not None:
         for path in tasks:
-            found = dependencies.outcome(path, cache.entry(keys[path]))
+            found = dependencies.outcome(path, cache.entry(keys[path]), keys[path])
             if found is not None:
                 outcomes[path] = found
     pending = [tasks[path] for path in sorted(tasks) if path not in outcomes]
@@ -194,10 +196,12 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
         outcomes[outcome.path] = outcome
         if cache is not None:
             cache.store_entry(keys[outcome.path], dependencies.stored(outcome))
+            cache.set_bound(keys[outcome.path], [(relative_key(p, project.root), names) for p, names in outcome.bound])
     analysis = _merge(sorted(tasks), outcomes, knowledge, len(pending))
     analysis.layouts = with_reached_calls(analysis.layouts, reached, project)
     analysis.stats.update(definitions_seconds=definitions_s, evaluate_seconds=evaluate_s,
-                          entry_candidates=float(len(entries)))
+                          entry_candidates=float(len(entries)), reach_computed=float(reach_source == "computed"),
+                          reach_kept_after_edit=float(reach_source == "kept"))
     return analysis
 
 
@@ -252,9 +256,11 @@ def _worth_parallel(paths: list[Path], facts: dict[Path, FileFacts]) -> bool:
 Wrappers = tuple[tuple[str, frozenset[str]], ...]  # name -> slots reaching system content, sorted
 
 
+ReachAnswer = tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers, dict[str, tuple[tuple[str, int], ...]]]
+
+
 def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
-              cache: Cache | None, workers: Workers, root: Path, callbacks: set[Path]
-              ) -> tuple[dict[Path, tuple[int, ...]], frozenset[str], Wrappers, dict[str, tuple[tuple[str, int], ...]]]:
+              cache: Cache | None, workers: Workers, root: Path, callbacks: set[Path]) -> tuple[ReachAnswer, str]:
     """The entries worth evaluating, each with its definitions that can reach an LLM call or an
     assembly point (see analysis/reach.py), every name that leads to one, and the inferred
     wrappers (analysis/summaries.py), which are sinks for their callers.
@@ -264,38 +270,40 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     qualifies. Other candidates (files that import no SDK) are parsed only when they call an
     assembly constructor or an inferred wrapper directly. The answer depends only on the
     candidates' contents: when their hashes are those of the stored answer, it is used and
-    nothing is parsed."""
+    nothing is parsed; when the files that changed changed nothing the pass reads of them (a
+    function appended that calls nothing, an edited comment), it is used too, with the changed
+    files' reaching definitions placed again (promptlint/reach_inputs.py)."""
     fingerprint = cache_store.sha256_bytes("\n".join(f"{relative_key(p, root)}\x1f{facts[p].sha}" for p in candidates)
                                            .encode("utf-8", "surrogatepass"))[:32]
     stored = cache.reach if cache is not None else None
     if stored is not None and stored.get("fingerprint") == fingerprint:
-        by_key = {relative_key(p, root): p for p in candidates}
-        try:
-            selected = {by_key[rel]: tuple(indices) for rel, indices in stored["selected"].items()}
-            wrappers = tuple((str(name), frozenset(slots)) for name, slots in stored["wrappers"])
-            paths = [str(path) for path in stored["reached_paths"]]
-            reached = {str(name): tuple((paths[index], int(line)) for index, line in sites)
-                       for name, sites in stored["reached"]}
-            return selected, frozenset(stored["names"]), wrappers, reached
-        except (KeyError, TypeError, AttributeError, ValueError):
-            pass  # damaged: compute again
+        found = _decoded_reach(stored, candidates, root)
+        if found is not None:
+            return found, "stored"
+    called = {p: called_names_of(p, facts[p], cache) + ((ROLE_MARKER,) if p in callbacks else ())
+              for p in candidates if facts[p].text_ok}
+    relative = {p: relative_key(p, root) for p in called}
+    if stored is not None and cache is not None:
+        found = _reach_after_edit(stored, cache, fingerprint, candidates, called, relative, facts, workers, root,
+                                  set(entries))
+        if found is not None:
+            return found, "kept"
     definitions: dict[Path, Any] = {}
     hops: dict[Path, list[int | None]] = {}
     names = knowledge.api_method_names
     wrappers: dict[str, frozenset[str]] = {}
-    called = {p: called_names_of(p, facts[p], cache) + ((ROLE_MARKER,) if p in callbacks else ())
-              for p in candidates if facts[p].text_ok}
     entry_set = set(entries)
+    relevant: set[str] = set()  # every name a file was parsed for calling, at any round
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
         direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *system_wrappers(wrappers))}
+        relevant |= wanted | direct
         new = [p for p in called if p not in definitions and (
             not direct.isdisjoint(called[p]) or (p in entry_set and not wanted.isdisjoint(called[p])))]
         if not new:
             break
         definitions.update(_definitions_of(new, facts, cache, workers, root))
-        wrappers = infer_wrappers(((d[0], d[3], not is_test_path(relative_key(path, root)))
-                                   for path, found in definitions.items() for d in found), UNTRACEABLE)
+        wrappers = infer_wrappers(_voters(definitions, relative), UNTRACEABLE)
         hops, names = _hops(definitions, knowledge.api_method_names)
     # Assembly points and wrapper calls are judged where they are: the definitions that contain
     # one are evaluated, their callers are not walked up (a wrapper's callers are found by name).
@@ -306,14 +314,80 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     names = frozenset(names) | direct
     selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
     ordered = tuple(sorted(wrappers.items()))
-    reached = reached_calls(((d[0], relative_key(path, root), d[3]) for path, found in definitions.items()
+    reached = reached_calls(((d[0], relative[path], d[3]) for path, found in definitions.items()
                              for d in found), wrappers)
     if cache is not None:
         cache.set_reach({"fingerprint": fingerprint, "names": sorted(names),
                          "selected": {relative_key(p, root): list(indices) for p, indices in selected.items()},
                          "wrappers": [[name, sorted(slots)] for name, slots in ordered],
                          **_encoded_reached(reached)})
-    return selected, frozenset(names), ordered, reached
+        kept = frozenset(relevant)
+        cache.set_reach_inputs({
+            "files": {relative[p]: file_inputs(facts[p].sha, p in entry_set, called[p], kept, definitions.get(p)).to_json()
+                      for p in called},
+            "relevant": sorted(kept), "flow_names": flow_names(definitions.values())})
+    return (selected, frozenset(names), ordered, reached), "computed"
+
+
+def _decoded_reach(stored: dict[str, Any], candidates: list[Path], root: Path) -> ReachAnswer | None:
+    """The stored reach answer, None when the record is damaged."""
+    by_key = {relative_key(p, root): p for p in candidates}
+    try:
+        selected = {by_key[rel]: tuple(indices) for rel, indices in stored["selected"].items()}
+        wrappers = tuple((str(name), frozenset(slots)) for name, slots in stored["wrappers"])
+        paths = [str(path) for path in stored["reached_paths"]]
+        reached = {str(name): tuple((paths[index], int(line)) for index, line in sites)
+                   for name, sites in stored["reached"]}
+        return selected, frozenset(stored["names"]), wrappers, reached
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _reach_after_edit(stored: dict[str, Any], cache: Cache, fingerprint: str, candidates: list[Path],
+                      called: dict[Path, tuple[str, ...]], relative: dict[Path, str], facts: dict[Path, FileFacts],
+                      workers: Workers, root: Path, entries: set[Path]) -> ReachAnswer | None:
+    """The stored reach answer when the files that changed since changed nothing it read
+    (promptlint/reach_inputs.py), with their reaching definitions placed again; else None."""
+    raw = cache.reach_inputs()
+    try:
+        before = {str(rel): FileInputs.from_json(record) for rel, record in raw["files"].items()}  # type: ignore[index]
+        flow_named = frozenset(str(name) for name in raw["flow_names"])  # type: ignore[index]
+        relevant = frozenset(str(name) for name in raw["relevant"])  # type: ignore[index]
+        selected = {str(rel): tuple(int(i) for i in indices) for rel, indices in stored["selected"].items()}
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+    if set(before) != set(relative.values()):
+        return None  # a file was added, removed or became unreadable
+    now: dict[str, FileInputs] = {}
+    for path, names in called.items():
+        old = before[relative[path]]
+        if old.sha == facts[path].sha:
+            continue
+        parsed = _definitions_of([path], facts, cache, workers, root)[path] if old.active is not None else None
+        new = file_inputs(facts[path].sha, path in entries, names, relevant, parsed)
+        if not same_reach(old, new, flow_named):
+            return None
+        if relative[path] in selected:
+            placed = moved_indices(selected[relative[path]], old, new)
+            if placed is None:
+                return None
+            selected[relative[path]] = placed
+        now[relative[path]] = new
+    if not now:
+        return None
+    updated = {**stored, "fingerprint": fingerprint, "selected": {rel: list(indices) for rel, indices in selected.items()}}
+    cache.set_reach(updated)
+    cache.set_reach_inputs({**raw, "files": {**raw["files"], **{rel: f.to_json() for rel, f in now.items()}}})  # type: ignore[dict-item]
+    return _decoded_reach(updated, candidates, root)
+
+
+def _voters(definitions: dict[Path, Any], relative: dict[Path, str]) -> Iterator[tuple[str, Any, bool]]:
+    """What infer_wrappers reads of each definition: its name, its flows and whether it votes
+    (tests' doubles do not)."""
+    for path, found in definitions.items():
+        votes = not is_test_path(relative[path])
+        for definition in found:
+            yield definition[0], definition[3], votes
 
 
 def _encoded_reached(reached: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, Any]:
@@ -394,10 +468,16 @@ def _merge(entries: list[Path], outcomes: dict[Path, EntryOutcome], knowledge: K
 
 
 class _Dependencies:
-    """Whether the files and module names a stored result depended on are still the same."""
+    """Whether the files and module names a stored result depended on are still the same. A
+    module the entry read only through imports may have changed where the entry did not look:
+    then the result holds if every module-level name it looked up there is defined by the same
+    statements on the same lines (ModuleInfo.binding_digests). Appending a function to a module
+    does not send every entry that imports from it back to evaluation."""
 
-    def __init__(self, project: Project, facts: dict[Path, FileFacts]) -> None:
+    def __init__(self, project: Project, facts: dict[Path, FileFacts], cache: Cache | None = None) -> None:
         self.project = project
+        self.cache = cache
+        self._digests: dict[Path, dict[str, str] | None] = {}
         self.hashes: dict[Path, str | None] = {path: f.sha for path, f in facts.items()}
         self._checked: dict[tuple[str, str | None], bool] = {}
         # Stored dependencies name files by relative key: the project's own files map straight back.
@@ -417,18 +497,31 @@ class _Dependencies:
         found = self.project.by_name.get(name)
         return None if found is None else relative_key(found, self.project.root)
 
-    def unchanged(self, entry: StoredEntry) -> bool:
+    def unchanged(self, entry: StoredEntry, key: str = "") -> bool:
+        bound: dict[str, tuple[tuple[str, str | None], ...]] | None = None
         for item in entry.files:
             if item not in self._checked:
                 self._checked[item] = self.hash_of(self.absolute(item[0])) == item[1]
             if not self._checked[item]:
-                return False
+                if bound is None:
+                    bound = self.cache.bound(key) if self.cache is not None and key else {}
+                if item[0] not in bound or not self._same_names(item[0], bound[item[0]]):
+                    return False
         for item in entry.names:
             if item not in self._resolved:
                 self._resolved[item] = self.resolution(item[0]) == item[1]
             if not self._resolved[item]:
                 return False
         return True
+
+    def _same_names(self, relative: str, names: tuple[tuple[str, str | None], ...]) -> bool:
+        """Whether each of these module-level names is still defined as it was (digest None: it
+        was not defined, and still is not)."""
+        path = self.absolute(relative)
+        if path not in self._digests:
+            self._digests[path] = _binding_digests(path, self.project)
+        current = self._digests[path]
+        return current is not None and all(current.get(name) == digest for name, digest in names)
 
     def absolute(self, relative: str) -> Path:
         found = self._absolute.get(relative)
@@ -443,9 +536,9 @@ class _Dependencies:
                            cache_store.encode(outcome.layouts), cache_store.encode(outcome.errors),
                            outcome.complete, round(outcome.seconds, 4))
 
-    def outcome(self, path: Path, entry: StoredEntry | None) -> EntryOutcome | None:
+    def outcome(self, path: Path, entry: StoredEntry | None, key: str = "") -> EntryOutcome | None:
         """A stored result, if every file and module name it depended on is unchanged."""
-        if entry is None or not self.unchanged(entry):
+        if entry is None or not self.unchanged(entry, key):
             return None
         try:
             layouts = cache_store.decode(entry.layouts)
@@ -456,6 +549,20 @@ class _Dependencies:
             return None
         return EntryOutcome(path, layouts, errors, tuple(self.absolute(rel) for rel, _ in entry.files),
                             tuple(name for name, _ in entry.names), entry.seconds, entry.complete)
+
+
+def _binding_digests(path: Path, project: Project) -> dict[str, str] | None:
+    """The module-level names of a module as it is now, with their digests; None when it can no
+    longer be read or parsed (the entries that read it are evaluated again and report why)."""
+    try:
+        data = path.read_bytes()
+        if len(data) > project.max_file_bytes:
+            return None
+        names = module_names_for(path, project.root)
+        return parse_module(names[0] if names else path.stem, path, project.display(path),
+                            decode_source(data)).binding_digests
+    except (OSError, ParseFailure, UnicodeDecodeError):
+        return None
 
 
 def run_rules(layouts: list[PromptLayout], config: Config, internal: list[FileError] | None = None

@@ -16,7 +16,7 @@ import ast
 import gc
 import os
 import time
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +93,9 @@ class EntryOutcome:
     seconds: float
     complete: bool  # False: abandoned at the time budget
     parses: int = 0  # modules this evaluation had to parse (not kept from an earlier entry)
+    # Of the modules it read only through imports: the module-level names it looked up in each,
+    # with their digests then (ModuleInfo.binding_digests; None: not defined there).
+    bound: tuple[tuple[Path, tuple[tuple[str, str | None], ...]], ...] = ()
 
 
 # --- the per-process workspace ---------------------------------------------------------------
@@ -128,6 +131,8 @@ class TrackingProject(Project):
         super().__init__(root, python_files, cwd, max_file_bytes, names)
         self.by_name = _RecordingNames(self.by_name)
         self.files_read: set[Path] = set()
+        self.read_whole: set[Path] = set()  # files an entry depends on as a whole (not by name)
+        self.names_read = defaultdict(set)
         self.parses = 0
         self._splits: dict[str, tuple[ModuleInfo, list[str]] | None] = {}
         # Parsed modules, least recently used first; of them, those used since they were last
@@ -138,6 +143,8 @@ class TrackingProject(Project):
 
     def begin_entry(self) -> None:
         self.files_read = set()
+        self.read_whole = set()
+        self.names_read = defaultdict(set)
         self.by_name.looked_up = set()
         self._splits = {}
         self.evict()
@@ -170,6 +177,7 @@ class TrackingProject(Project):
 
     def check_parses(self, path: Path) -> bool:
         self.files_read.add(path)
+        self.read_whole.add(path)
         self.parses += path not in self._modules
         return super().check_parses(path)
 
@@ -178,7 +186,19 @@ class TrackingProject(Project):
         real = os.path.realpath(path)
         if real.startswith(str(self.root) + os.sep):  # outside: never read, so not a dependency
             self.files_read.add(path)
+            self.read_whole.add(path)
         return text
+
+    def bound_names(self) -> tuple[tuple[Path, tuple[tuple[str, str | None], ...]], ...]:
+        """The modules this entry read only through imports, each with the names it looked up
+        there and their digests: its finer dependencies (EntryOutcome.bound)."""
+        found = []
+        for path in sorted(self.files_read - self.read_whole):
+            module = self._modules.get(path)
+            if module is not None:
+                digests = module.binding_digests
+                found.append((path, tuple((name, digests.get(name)) for name in sorted(self.names_read.get(path, ())))))
+        return tuple(found)
 
     def evict(self) -> None:
         """Keep the parsed trees within the memory budget: first drop the function bodies of the
@@ -335,6 +355,7 @@ class Workspace:
         started = time.monotonic()
         collector = LayoutCollector(self.settings.knowledge)
         stopped = None
+        project.read_whole.add(task.path)
         if task.parse_only:
             project.check_parses(task.path)
         elif (module := project.module_at(task.path)) is not None:
@@ -348,7 +369,7 @@ class Workspace:
         return EntryOutcome(task.path, collector.finished(), tuple(errors), tuple(sorted(project.files_read)),
                             tuple(sorted(project.by_name.looked_up)), time.monotonic() - started,
                             stopped is None or not stopped.message.startswith(ABANDONED),
-                            project.parses - parses_before)
+                            project.parses - parses_before, project.bound_names())
 
     def _run(self, module: ModuleInfo, task: EntryTask, collector: LayoutCollector, started: float) -> FileError | None:
         """Evaluate the module's top level and its selected functions; why it stopped, if it did."""

@@ -93,6 +93,108 @@ def test_a_new_module_under_a_used_name_is_seen(tmp_path: Path) -> None:
     assert answer(after) == answer(run(tmp_path, cache_dir=None))
 
 
+CLOCK = """
+from datetime import datetime
+def stamp():
+    return f"{datetime.now()}"
+def unrelated():
+    return 1
+"""
+
+
+def _pc001(result: AnalysisResult) -> list[tuple[str, int]]:
+    return [(f.volatile_source.location.path, f.volatile_source.location.line)
+            for f in result.findings if f.rule == "PC001" and f.volatile_source and f.volatile_source.location]
+
+
+def test_an_edit_elsewhere_in_an_imported_module_keeps_its_importers(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": HELPER_USER, "clock.py": CLOCK})
+    assert _pc001(run(tmp_path)) == [("clock.py", 3)]
+    # A function appended, and a function the entry never looked at changed in place: app.py
+    # read only `stamp` (and `datetime`) from clock.py, so its stored result still holds.
+    write_tree(tmp_path, {"clock.py": CLOCK.replace("return 1", "return 2") + "def added():\n    return 3\n"})
+    after = run(tmp_path)
+    assert after.stats["entry_modules_evaluated"] == 0
+    assert answer(after) == answer(run(tmp_path, cache_dir=None))
+
+
+def test_an_edit_to_a_name_the_entry_read_re_evaluates_it(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": HELPER_USER, "clock.py": CLOCK})
+    run(tmp_path)
+    write_tree(tmp_path, {"clock.py": CLOCK.replace('f"{datetime.now()}"', '"a fixed stamp"')})
+    fixed = run(tmp_path)
+    assert fixed.stats["entry_modules_evaluated"] == 1 and _pc001(fixed) == []
+    # Lines added above `stamp` move it: the finding must point at its new line.
+    write_tree(tmp_path, {"clock.py": "# moved down\n# by two lines\n" + CLOCK.lstrip()})
+    moved = run(tmp_path)
+    assert moved.stats["entry_modules_evaluated"] == 1 and _pc001(moved) == [("clock.py", 5)]
+    assert answer(moved) == answer(run(tmp_path, cache_dir=None))
+
+
+def test_a_name_defined_after_it_was_looked_up_in_vain_is_seen(tmp_path: Path) -> None:
+    # `stamp` is missing at first: the entry looked it up and found nothing, a dependency too.
+    write_tree(tmp_path, {"app.py": HELPER_USER, "clock.py": "def unrelated():\n    return 1\n"})
+    assert _pc001(run(tmp_path)) == []
+    write_tree(tmp_path, {"clock.py": CLOCK})
+    after = run(tmp_path)
+    assert after.stats["entry_modules_evaluated"] == 1 and _pc001(after) == [("clock.py", 3)]
+
+
+def test_an_imported_module_that_no_longer_parses_re_evaluates_its_importers(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": HELPER_USER, "clock.py": CLOCK})
+    run(tmp_path)
+    write_tree(tmp_path, {"clock.py": CLOCK + "def broken(:\n"})
+    after = run(tmp_path)
+    assert after.stats["entry_modules_evaluated"] == 1
+    assert answer(after) == answer(run(tmp_path, cache_dir=None))
+    assert any(e.path == "clock.py" for e in after.errors)
+
+
+LLM_HELPER = """
+from openai import OpenAI
+client = OpenAI()
+def ask(system: str, question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+"""
+CALLER = """
+from datetime import datetime
+from llm import ask
+POLICY = "Answer with care and cite the refund policy section by section, step by step. " * 10
+def go(question):
+    return ask(f"{datetime.now()} " + POLICY, question)
+"""
+
+
+def test_an_edit_that_changes_nothing_the_reach_reads_keeps_the_reach(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"llm.py": LLM_HELPER, "caller.py": CALLER})
+    first = run(tmp_path)
+    assert first.stats["reach_computed"] == 1 and _pc001(first) == [("caller.py", 5)]
+    # A function that calls nothing, put before the reaching one: the stored reach is kept and
+    # `go` is found again at its new place among the definitions.
+    write_tree(tmp_path, {"caller.py": CALLER.replace("def go(", "def version():\n    return 2\ndef go(")})
+    kept = run(tmp_path)
+    assert (kept.stats["reach_computed"], kept.stats["reach_kept_after_edit"]) == (0, 1)
+    assert answer(kept) == answer(run(tmp_path, cache_dir=None))
+    assert _pc001(kept) == [("caller.py", 7)]
+
+
+@pytest.mark.parametrize("edit", [
+    ("caller.py", "def go(", "def other(q):\n    return ask('x', q)\ndef go("),  # a new call of a wrapper
+    ("llm.py", "def ask(", "def ask_twice(system: str, question: str):\n    return ask(system, question)\ndef ask("),
+    ("llm.py", "def ask(", "\ndef ask("),  # the LLM call moves down a line: the calls it reaches move
+    ("caller.py", "def go(", "def ask():\n    return 1\ndef go("),  # one more definition of a wrapper's name
+])
+def test_an_edit_that_changes_what_the_reach_reads_computes_it_again(tmp_path: Path, edit: tuple[str, str, str]) -> None:
+    write_tree(tmp_path, {"llm.py": LLM_HELPER, "caller.py": CALLER})
+    run(tmp_path)
+    name, old, new = edit
+    write_tree(tmp_path, {name: {"llm.py": LLM_HELPER, "caller.py": CALLER}[name].replace(old, new)})
+    after = run(tmp_path)
+    assert after.stats["reach_computed"] == 1
+    assert answer(after) == answer(run(tmp_path, cache_dir=None))
+
+
 TEMPLATE_USER = """
 from datetime import datetime
 from pathlib import Path

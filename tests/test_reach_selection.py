@@ -154,6 +154,26 @@ def test_module_bindings_name_every_top_level_statement_that_sets_or_changes_a_n
                                        "value": [6], "LAST": [6]}
 
 
+def test_binding_digests_change_only_with_the_statements_that_define_a_name() -> None:
+    source = ("try:\n    import ujson as json\nexcept ImportError:\n    import json\n"
+              "@cache\ndef helper():\n    return 1\n"
+              "LIMIT = 3\nLIMIT += 1\n"
+              "class Bot:\n    def run(self):\n        return helper()\n")
+    digests = parse_module("m", Path("m.py"), "m.py", source).binding_digests
+    assert set(digests) == {"json", "helper", "LIMIT", "Bot"}
+
+    def changed(edited: str) -> set[str]:
+        after = parse_module("m", Path("m.py"), "m.py", edited).binding_digests
+        return {name for name in digests.keys() | after.keys() if digests.get(name) != after.get(name)}
+
+    assert changed(source.replace("@cache", "@lru_cache")) == {"helper"}  # a decorator is part of it
+    assert changed(source.replace("LIMIT += 1", "LIMIT += 2")) == {"LIMIT"}  # every statement that sets it
+    assert changed(source.replace("return helper()", "return 2")) == {"Bot"}  # a method's body
+    assert changed(source + "def added():\n    return 3\n") == {"added"}
+    # Lines moved: what stands below the insertion is defined on other lines now.
+    assert changed(source.replace("LIMIT = 3", "\nLIMIT = 3")) == {"LIMIT", "Bot"}
+
+
 CONSTANTS = """
 from pathlib import Path
 SYSTEM = "You answer questions about invoices."

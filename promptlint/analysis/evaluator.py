@@ -245,6 +245,7 @@ class Evaluator:
                  on_assembly: AssemblyHandler | None = None, on_messages: Callable[..., None] | None = None,
                  on_user_turn: Callable[..., None] | None = None) -> None:
         self.project = project
+        self._names_read = project.names_read
         self.knowledge = knowledge
         self.on_sink = on_sink
         self.on_assembly = on_assembly
@@ -317,6 +318,8 @@ class Evaluator:
         whole (the entry), only the top-level statements that bind or change the name run, each
         once per evaluator: an entry that reads one constant from a module of hundreds does not
         evaluate them all."""
+        if self._names_read is not None:
+            self._names_read[module.path].add(name)
         if module.name in self._module_globals:
             return self._module_globals[module.name].get(name)
         if module.name in self._running_modules:
@@ -750,6 +753,8 @@ class Evaluator:
         if name in frame.locals:
             return frame.locals[name]
         module = frame.module
+        if self._names_read is not None:
+            self._names_read[module.path].add(name)
         if name in module.imports:
             return self.resolve_qualname(module.imports[name], frame)
         if name in module.functions:
@@ -787,6 +792,8 @@ class Evaluator:
         if not rest:
             return Ref(f"module:{module.name}")
         head, tail = rest[0], rest[1:]
+        if self._names_read is not None:
+            self._names_read[module.path].add(head)
         value: Value
         if head in module.functions:
             value = FuncVal(module, module.functions[head], f"{module.name}.{head}")
@@ -1424,6 +1431,8 @@ class Evaluator:
             if not path:
                 continue
             head = path.split(".")[0]
+            if self._names_read is not None:
+                self._names_read[func.module.path].add(head)
             full = func.module.imports.get(head, head) + path[len(head):]
             if full in self.knowledge.memoizers or path in ("cache", "lru_cache", "cached_property"):
                 return True

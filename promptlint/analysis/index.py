@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import hashlib
 import os
 import re
 import sys
@@ -156,6 +157,27 @@ class ModuleInfo:
                 if not indices or indices[-1] != index:
                     indices.append(index)
         return found
+
+    @cached_property
+    def binding_digests(self) -> dict[str, str]:
+        """For each module-level name, a digest of the top-level statements that define it in
+        any way (``def``, ``class``, an import, an assignment), with the lines they stand on. An
+        entry that read only some names of this module (through an import) depends only on
+        these: an edit elsewhere in the module leaves its stored result valid (engine.py)."""
+        statements: dict[str, list[int]] = {}
+        for index, stmt in enumerate(self.tree.body):
+            for name in {*_bound_names(stmt), *_defined_names(stmt)}:
+                statements.setdefault(name, []).append(index)
+        texts: dict[int, str] = {}
+        for indices in statements.values():
+            for index in indices:
+                if index not in texts:
+                    stmt = self.tree.body[index]
+                    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+                    last = stmt.end_lineno or stmt.lineno
+                    texts[index] = f"{first}\x1f{self._text.lines(first, last)}"
+        return {name: hashlib.sha1("\x1e".join(texts[i] for i in indices).encode("utf-8", "surrogatepass"))
+                .hexdigest()[:16] for name, indices in statements.items()}
 
     def source_segment(self, node: ast.AST) -> str | None:
         """The node's whole source text (ast.get_source_segment, reading only the node's lines)."""
@@ -462,6 +484,22 @@ def _collect_statement(module: ModuleInfo, stmt: ast.stmt, package: str) -> None
         for handler in getattr(stmt, "handlers", []):
             for child in handler.body:
                 _collect_statement(module, child, package)
+
+
+def _defined_names(stmt: ast.stmt) -> Iterator[str]:
+    """The names a top-level statement defines as ``_collect_statement`` reads them: functions,
+    classes and imports, also inside ``if`` and ``try``."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            yield alias.asname or alias.name.split(".")[0]
+    elif isinstance(stmt, ast.ImportFrom):
+        yield from (alias.asname or alias.name for alias in stmt.names if alias.name != "*")
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield stmt.name
+    elif isinstance(stmt, (ast.If, ast.Try)):
+        for child in [*getattr(stmt, "body", []), *getattr(stmt, "orelse", []), *getattr(stmt, "finalbody", []),
+                      *(c for handler in getattr(stmt, "handlers", []) for c in handler.body)]:
+            yield from _defined_names(child)
 
 
 def _bound_names(stmt: ast.stmt) -> Iterator[str]:

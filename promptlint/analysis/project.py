@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -33,6 +34,9 @@ class Project:
                 self.by_name.setdefault(name, path)
         self._modules: dict[Path, ModuleInfo | None] = {}
         self.errors: dict[str, FileError] = {}
+        # The module-level names an evaluation looked up in each module (TrackingProject keeps
+        # them per entry, as dependencies finer than the file); None: nobody asks.
+        self.names_read: defaultdict[Path, set[str]] | None = None
 
     def display(self, path: Path) -> str:
         try:
