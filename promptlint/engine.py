@@ -41,6 +41,7 @@ from promptlint.facts import (
     entry_paths,
     module_names,
     relative_key,
+    sorted_paths,
 )
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
@@ -71,7 +72,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     whole_project = _inside(root, paths, cwd)
     project_files = discover([root], config, cwd) if whole_project and not _is_root(root, paths, cwd) \
         else requested
-    python_files = sorted({*project_files.python, *requested.python})
+    python_files = sorted_paths({*project_files.python, *requested.python})
     cache = Cache.open(root, config.cache_dir, *_cache_key(knowledge, config, root, cwd))
     names = module_names(python_files, root)
     settings = Settings(root, cwd, tuple(python_files), names, config.max_file_bytes, knowledge,
@@ -170,7 +171,7 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
     clock = time.perf_counter()
     # Every readable file is a candidate: a file that only calls an inferred wrapper (its provider
     # object handed in as a parameter) imports no SDK, yet is where the prompt is known.
-    candidates = sorted({*entries, *(p for p, f in facts.items() if f.text_ok)})
+    candidates = sorted_paths({*entries, *(p for p, f in facts.items() if f.text_ok)})
     (selected, reaching_names, wrappers, reached), reach_source = _reaching(
         entries, candidates, facts, knowledge, cache, workers, project.root, callbacks or set())
     definitions_s = time.perf_counter() - clock
@@ -188,7 +189,7 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
             found = dependencies.outcome(path, cache.entry(keys[path]), keys[path])
             if found is not None:
                 outcomes[path] = found
-    pending = [tasks[path] for path in sorted(tasks) if path not in outcomes]
+    pending = [tasks[path] for path in sorted_paths(tasks) if path not in outcomes]
     clock = time.perf_counter()
     evaluated = workers.evaluate(pending, _worth_parallel([t.path for t in pending], facts))
     evaluate_s = time.perf_counter() - clock
@@ -197,7 +198,7 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
         if cache is not None:
             cache.store_entry(keys[outcome.path], dependencies.stored(outcome))
             cache.set_bound(keys[outcome.path], [(relative_key(p, project.root), names) for p, names in outcome.bound])
-    analysis = _merge(sorted(tasks), outcomes, knowledge, len(pending))
+    analysis = _merge(sorted_paths(tasks), outcomes, knowledge, len(pending))
     analysis.layouts = with_reached_calls(analysis.layouts, reached, project)
     analysis.stats.update(definitions_seconds=definitions_s, evaluate_seconds=evaluate_s,
                           entry_candidates=float(len(entries)), reach_computed=float(reach_source == "computed"),
@@ -312,7 +313,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         hops[path] = [hop if hop is not None or calls.isdisjoint(direct) else 0
                       for hop, (_, calls, _, _) in zip(hops[path], found)]
     names = frozenset(names) | direct
-    selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED for path in sorted(definitions)}
+    selected = {path: _farthest_first(hops[path]) if definitions[path] else NOT_PARSED
+                for path in sorted_paths(definitions)}
     ordered = tuple(sorted(wrappers.items()))
     reached = reached_calls(((d[0], relative[path], d[3]) for path, found in definitions.items()
                              for d in found), wrappers)
@@ -403,7 +405,7 @@ def _hops(definitions: dict[Path, Any], sink_names: frozenset[str]
     """reach_over all the parsed modules' definitions at once, answered per module."""
     flat: list[tuple[str, Any]] = []
     spans: dict[Path, tuple[int, int]] = {}
-    for path in sorted(definitions):
+    for path in sorted_paths(definitions):
         spans[path] = (len(flat), len(flat) + len(definitions[path]))
         flat += definitions[path]
     hops, names = reach_over(flat, sink_names)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
+from operator import attrgetter
 from pathlib import Path
 
 from promptlint.analysis.index import module_names_for
@@ -34,6 +35,15 @@ CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
 ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b)"""
                       r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]"
                       r"|:\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, builtin_callback_types())) + r")\b")
+
+
+def sorted_paths(paths: Iterable[Path]) -> list[Path]:
+    """``sorted(paths)``, in the same order, by each path's parts: a path's ``<`` builds its parts
+    again on every comparison, and a warm run sorts the project's files several times."""
+    return sorted(paths, key=_parts)
+
+
+_parts = attrgetter("parts")
 
 
 def relative_key(path: Path, root: Path) -> str:
@@ -154,4 +164,4 @@ def entry_paths(facts: dict[Path, FileFacts], names: dict[Path, list[str]], requ
     readable = {path: f.imports for path, f in facts.items() if f.text_ok}
     unreadable = {path for path, f in facts.items() if not f.text_ok and path in requested}
     relevant = relevant_files(readable, names, set(knowledge.trigger_words))
-    return sorted({*relevant, *role_builders, *unreadable})
+    return sorted_paths({*relevant, *role_builders, *unreadable})

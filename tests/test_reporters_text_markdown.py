@@ -104,6 +104,15 @@ def test_text_names_the_llm_calls_a_wrapper_sends_the_prompt_with_after_the_call
     ]
 
 
+def test_text_does_not_repeat_the_place_of_a_finding_that_is_its_own_sink(tmp_path: Path) -> None:
+    path = app(tmp_path)
+    cut = Location(path, 4, 1, 4, 9)
+    window = replace(finding(path, location=cut, model=None), call_site=CallSite(cut, "conversation history", "any"))
+    lines = render_text(AnalysisResult((window,), ()), Config(), summary=False).splitlines()
+    assert "   reaches  conversation history" in lines
+    assert not [line for line in lines if line.startswith("   reaches") and f"{path}:4:1" in line]
+
+
 def test_text_frame_edges_and_optional_lines(tmp_path: Path) -> None:
     path = app(tmp_path)
     first_line = Location(path, 1, 1, 1, 1)  # an empty range: one caret; no line before the first

@@ -75,7 +75,9 @@ def render_finding(console: Console, finding: Finding) -> None:
     call = finding.call_site
     model = f" model={call.model}" if call.model else ""
     if call.api:  # findings about comments (PC900) reach no call
-        console.print(f"   [dim]reaches[/]  {escape(call.location.short())}  {escape(call.api)}{escape(model)}")
+        # A history cut (PC009) reaches the history at the cut itself: the place is already shown.
+        where = "" if call.location == loc else f"{escape(call.location.short())}  "
+        console.print(f"   [dim]reaches[/]  {where}{escape(call.api)}{escape(model)}")
     for related in sent:  # the LLM calls a wrapper sends it with
         console.print(f"   [dim]sends[/]    {escape(related.location.short())}  {escape(related.message)}")
     if finding.estimate is not None:
