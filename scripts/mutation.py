@@ -99,6 +99,8 @@ MODULES: dict[str, list[str]] = {
                               "test_force_exclude_respects_gitignore_for_named_files",
                               "test_stdin_buffers_in_process", "test_also_writes_more_formats_from_one_run"))],
     "promptlint/internal.py": ["tests/test_internal_errors.py"],
+    # what the reach read of each file: its unit tests, and the cache's edit cases end to end
+    "promptlint/reach_inputs.py": ["tests/test_reach_inputs.py", "tests/test_cache_incremental.py"],
 }
 COPIED = ["promptlint", "tests", "fixtures", "rules", "verifier", "pyproject.toml"]
 
