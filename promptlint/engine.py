@@ -549,6 +549,11 @@ class _Dependencies:
             return None  # an old or damaged record: evaluate again
         if not all(isinstance(x, PromptLayout) for x in layouts) or not all(isinstance(e, FileError) for e in errors):
             return None
+        if self.cache is not None and key and not all(self._checked[item] for item in entry.files):
+            # Kept because the names it read did not change: store the files' hashes as they are
+            # now, or every later run would parse those modules again to check the names.
+            current = tuple((rel, self.hash_of(self.absolute(rel))) for rel, _ in entry.files)
+            self.cache.store_entry(key, replace(entry, files=current))
         return EntryOutcome(path, layouts, errors, tuple(self.absolute(rel) for rel, _ in entry.files),
                             tuple(name for name, _ in entry.names), entry.seconds, entry.complete)
 

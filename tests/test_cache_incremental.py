@@ -107,7 +107,8 @@ def _pc001(result: AnalysisResult) -> list[tuple[str, int]]:
             for f in result.findings if f.rule == "PC001" and f.volatile_source and f.volatile_source.location]
 
 
-def test_an_edit_elsewhere_in_an_imported_module_keeps_its_importers(tmp_path: Path) -> None:
+def test_an_edit_elsewhere_in_an_imported_module_keeps_its_importers(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     write_tree(tmp_path, {"app.py": HELPER_USER, "clock.py": CLOCK})
     assert _pc001(run(tmp_path)) == [("clock.py", 3)]
     # A function appended, and a function the entry never looked at changed in place: app.py
@@ -116,6 +117,11 @@ def test_an_edit_elsewhere_in_an_imported_module_keeps_its_importers(tmp_path: P
     after = run(tmp_path)
     assert after.stats["entry_modules_evaluated"] == 0
     assert answer(after) == answer(run(tmp_path, cache_dir=None))
+    # The kept result is stored with the module's new hash: the next run need not look again.
+    checked: list[Path] = []
+    real = engine._binding_digests
+    monkeypatch.setattr(engine, "_binding_digests", lambda path, project: checked.append(path) or real(path, project))
+    assert answer(run(tmp_path)) == answer(after) and checked == []
 
 
 def test_an_edit_to_a_name_the_entry_read_re_evaluates_it(tmp_path: Path) -> None:
