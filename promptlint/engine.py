@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from promptlint import cache as cache_store
 from promptlint.analysis.evaluator import PASSED_TO
-from promptlint.analysis.index import ParseFailure, decode_source, module_names_for, parse_module
+from promptlint.analysis.index import ModuleInfo, ParseFailure, decode_source, module_names_for, parse_module
 from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
@@ -473,13 +473,13 @@ class _Dependencies:
     """Whether the files and module names a stored result depended on are still the same. A
     module the entry read only through imports may have changed where the entry did not look:
     then the result holds if every module-level name it looked up there is defined by the same
-    statements on the same lines (ModuleInfo.binding_digests). Appending a function to a module
+    statements on the same lines (ModuleInfo.binding_digest). Appending a function to a module
     does not send every entry that imports from it back to evaluation."""
 
     def __init__(self, project: Project, facts: dict[Path, FileFacts], cache: Cache | None = None) -> None:
         self.project = project
         self.cache = cache
-        self._digests: dict[Path, dict[str, str] | None] = {}
+        self._modules: dict[Path, ModuleInfo | None] = {}  # changed modules, as they are now
         self.hashes: dict[Path, str | None] = {path: f.sha for path, f in facts.items()}
         self._checked: dict[tuple[str, str | None], bool] = {}
         # Stored dependencies name files by relative key: the project's own files map straight back.
@@ -520,10 +520,10 @@ class _Dependencies:
         """Whether each of these module-level names is still defined as it was (digest None: it
         was not defined, and still is not)."""
         path = self.absolute(relative)
-        if path not in self._digests:
-            self._digests[path] = _binding_digests(path, self.project)
-        current = self._digests[path]
-        return current is not None and all(current.get(name) == digest for name, digest in names)
+        if path not in self._modules:
+            self._modules[path] = _module_now(path, self.project)
+        current = self._modules[path]
+        return current is not None and all(current.binding_digest(name) == digest for name, digest in names)
 
     def absolute(self, relative: str) -> Path:
         found = self._absolute.get(relative)
@@ -558,16 +558,15 @@ class _Dependencies:
                             tuple(name for name, _ in entry.names), entry.seconds, entry.complete)
 
 
-def _binding_digests(path: Path, project: Project) -> dict[str, str] | None:
-    """The module-level names of a module as it is now, with their digests; None when it can no
-    longer be read or parsed (the entries that read it are evaluated again and report why)."""
+def _module_now(path: Path, project: Project) -> ModuleInfo | None:
+    """A module as it is now, for its names' digests; None when it can no longer be read or
+    parsed (the entries that read it are evaluated again and report why)."""
     try:
         data = path.read_bytes()
         if len(data) > project.max_file_bytes:
             return None
         names = module_names_for(path, project.root)
-        return parse_module(names[0] if names else path.stem, path, project.display(path),
-                            decode_source(data)).binding_digests
+        return parse_module(names[0] if names else path.stem, path, project.display(path), decode_source(data))
     except (OSError, ParseFailure, UnicodeDecodeError):
         return None
 

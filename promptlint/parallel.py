@@ -94,7 +94,7 @@ class EntryOutcome:
     complete: bool  # False: abandoned at the time budget
     parses: int = 0  # modules this evaluation had to parse (not kept from an earlier entry)
     # Of the modules it read only through imports: the module-level names it looked up in each,
-    # with their digests then (ModuleInfo.binding_digests; None: not defined there).
+    # with their digests then (ModuleInfo.binding_digest; None: not defined there).
     bound: tuple[tuple[Path, tuple[tuple[str, str | None], ...]], ...] = ()
 
 
@@ -196,8 +196,8 @@ class TrackingProject(Project):
         for path in sorted(self.files_read - self.read_whole):
             module = self._modules.get(path)
             if module is not None:
-                digests = module.binding_digests
-                found.append((path, tuple((name, digests.get(name)) for name in sorted(self.names_read.get(path, ())))))
+                found.append((path, tuple((name, module.binding_digest(name))
+                                          for name in sorted(self.names_read.get(path, ())))))
         return tuple(found)
 
     def evict(self) -> None:

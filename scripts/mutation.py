@@ -99,8 +99,12 @@ MODULES: dict[str, list[str]] = {
                               "test_force_exclude_respects_gitignore_for_named_files",
                               "test_stdin_buffers_in_process", "test_also_writes_more_formats_from_one_run"))],
     "promptlint/internal.py": ["tests/test_internal_errors.py"],
-    # what the reach read of each file: its unit tests, and the cache's edit cases end to end
-    "promptlint/reach_inputs.py": ["tests/test_reach_inputs.py", "tests/test_cache_incremental.py"],
+    # what the reach read of each file: its unit tests, and the cache's edit cases end to end (in
+    # this process: the cache tests that run the CLI cannot load mutmut's trampolines)
+    "promptlint/reach_inputs.py": ["tests/test_reach_inputs.py", *(
+        f"tests/test_cache_incremental.py::{name}" for name in (
+            "test_an_edit_that_changes_nothing_the_reach_reads_keeps_the_reach",
+            "test_an_edit_that_changes_what_the_reach_reads_computes_it_again"))],
 }
 COPIED = ["promptlint", "tests", "fixtures", "rules", "verifier", "pyproject.toml"]
 

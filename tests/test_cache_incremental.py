@@ -119,8 +119,8 @@ def test_an_edit_elsewhere_in_an_imported_module_keeps_its_importers(tmp_path: P
     assert answer(after) == answer(run(tmp_path, cache_dir=None))
     # The kept result is stored with the module's new hash: the next run need not look again.
     checked: list[Path] = []
-    real = engine._binding_digests
-    monkeypatch.setattr(engine, "_binding_digests", lambda path, project: checked.append(path) or real(path, project))
+    real = engine._module_now
+    monkeypatch.setattr(engine, "_module_now", lambda path, project: checked.append(path) or real(path, project))
     assert answer(run(tmp_path)) == answer(after) and checked == []
 
 

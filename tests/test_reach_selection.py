@@ -154,21 +154,25 @@ def test_module_bindings_name_every_top_level_statement_that_sets_or_changes_a_n
                                        "value": [6], "LAST": [6]}
 
 
-def test_binding_digests_change_only_with_the_statements_that_define_a_name() -> None:
+def test_binding_digests_change_only_with_what_defines_a_name() -> None:
     source = ("try:\n    import ujson as json\nexcept ImportError:\n    import json\n"
               "@cache\ndef helper():\n    return 1\n"
               "LIMIT = 3\nLIMIT += 1\n"
               "class Bot:\n    def run(self):\n        return helper()\n")
-    digests = parse_module("m", Path("m.py"), "m.py", source).binding_digests
-    assert set(digests) == {"json", "helper", "LIMIT", "Bot"}
+    names = ("json", "helper", "LIMIT", "Bot", "added", "missing")
+    module = parse_module("m", Path("m.py"), "m.py", source)
+    digests = {name: module.binding_digest(name) for name in names}
+    assert [name for name in names if digests[name] is None] == ["added", "missing"]
 
     def changed(edited: str) -> set[str]:
-        after = parse_module("m", Path("m.py"), "m.py", edited).binding_digests
-        return {name for name in digests.keys() | after.keys() if digests.get(name) != after.get(name)}
+        after = parse_module("m", Path("m.py"), "m.py", edited)
+        return {name for name in names if after.binding_digest(name) != digests[name]}
 
     assert changed(source.replace("@cache", "@lru_cache")) == {"helper"}  # a decorator is part of it
     assert changed(source.replace("LIMIT += 1", "LIMIT += 2")) == {"LIMIT"}  # every statement that sets it
     assert changed(source.replace("return helper()", "return 2")) == {"Bot"}  # a method's body
+    assert changed(source.replace("import ujson", "import orjson")) == set()  # `json` is still the json module
+    assert changed(source.replace("    import json", "    import simplejson as json")) == {"json"}
     assert changed(source + "def added():\n    return 3\n") == {"added"}
     # Lines moved: what stands below the insertion is defined on other lines now.
     assert changed(source.replace("LIMIT = 3", "\nLIMIT = 3")) == {"LIMIT", "Bot"}

@@ -158,26 +158,36 @@ class ModuleInfo:
                     indices.append(index)
         return found
 
-    @cached_property
-    def binding_digests(self) -> dict[str, str]:
-        """For each module-level name, a digest of the top-level statements that define it in
-        any way (``def``, ``class``, an import, an assignment), with the lines they stand on. An
-        entry that read only some names of this module (through an import) depends only on
+    def binding_digest(self, name: str) -> str | None:
+        """A digest of what defines a module-level name as the evaluator looks it up: the target
+        of its import, its function or class (decorators included) or the top-level statements
+        that bind it, each with the line it starts on; None when the module does not define it.
+        An entry that read only some names of this module (through an import) depends only on
         these: an edit elsewhere in the module leaves its stored result valid (engine.py)."""
-        statements: dict[str, list[int]] = {}
-        for index, stmt in enumerate(self.tree.body):
-            for name in {*_bound_names(stmt), *_defined_names(stmt)}:
-                statements.setdefault(name, []).append(index)
-        texts: dict[int, str] = {}
-        for indices in statements.values():
-            for index in indices:
-                if index not in texts:
-                    stmt = self.tree.body[index]
-                    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
-                    last = stmt.end_lineno or stmt.lineno
-                    texts[index] = f"{first}\x1f{self._text.lines(first, last)}"
-        return {name: hashlib.sha1("\x1e".join(texts[i] for i in indices).encode("utf-8", "surrogatepass"))
-                .hexdigest()[:16] for name, indices in statements.items()}
+        found = self._digests.get(name, self)
+        if found is self:
+            found = self._digests[name] = self._compute_digest(name)
+        return found  # type: ignore[return-value]
+
+    @cached_property
+    def _digests(self) -> dict[str, str | None]:
+        return {}  # only the names asked for: a digest of every name of every module cost 20 MB
+
+    def _compute_digest(self, name: str) -> str | None:
+        parts = []
+        if name in self.imports:
+            parts.append(f"import {self.imports[name]}")
+        for node in (self.functions.get(name), getattr(self.classes.get(name), "node", None)):
+            if node is not None:
+                parts.append(self._statement_text(node))
+        parts += [self._statement_text(self.tree.body[index]) for index in self.bindings.get(name, ())]
+        if not parts:
+            return None
+        return hashlib.sha1("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+    def _statement_text(self, node: ast.stmt) -> str:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+        return f"{first}\x1f{self._text.lines(first, node.end_lineno or node.lineno)}"
 
     def source_segment(self, node: ast.AST) -> str | None:
         """The node's whole source text (ast.get_source_segment, reading only the node's lines)."""
@@ -484,22 +494,6 @@ def _collect_statement(module: ModuleInfo, stmt: ast.stmt, package: str) -> None
         for handler in getattr(stmt, "handlers", []):
             for child in handler.body:
                 _collect_statement(module, child, package)
-
-
-def _defined_names(stmt: ast.stmt) -> Iterator[str]:
-    """The names a top-level statement defines as ``_collect_statement`` reads them: functions,
-    classes and imports, also inside ``if`` and ``try``."""
-    if isinstance(stmt, ast.Import):
-        for alias in stmt.names:
-            yield alias.asname or alias.name.split(".")[0]
-    elif isinstance(stmt, ast.ImportFrom):
-        yield from (alias.asname or alias.name for alias in stmt.names if alias.name != "*")
-    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        yield stmt.name
-    elif isinstance(stmt, (ast.If, ast.Try)):
-        for child in [*getattr(stmt, "body", []), *getattr(stmt, "orelse", []), *getattr(stmt, "finalbody", []),
-                      *(c for handler in getattr(stmt, "handlers", []) for c in handler.body)]:
-            yield from _defined_names(child)
 
 
 def _bound_names(stmt: ast.stmt) -> Iterator[str]:
