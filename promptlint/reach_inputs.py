@@ -17,12 +17,11 @@ reach (a warm run never reads it).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from promptlint.analysis.reach import Definition
-from promptlint.cache import sha256_bytes
+from promptlint.cache import stable_hash
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class FileInputs:
 
 
 def _digest(value: Any) -> str:
-    return sha256_bytes(json.dumps(value, separators=(",", ":")).encode("utf-8", "surrogatepass"))[:24]
+    return stable_hash(value)[:24]
 
 
 def _inert(definition: Definition) -> bool:

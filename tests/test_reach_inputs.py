@@ -24,11 +24,14 @@ def test_only_the_deciding_names_a_file_calls_count() -> None:
 
 def test_inert_definitions_are_set_apart_and_active_ones_kept_in_order() -> None:
     record = inputs(INERT, ASK, GO)
-    assert record.active_index == (1, 2) and record.inert == ("version",)
+    assert record.sha == "sha" and record.active_index == (1, 2) and record.inert == ("version",)
+    assert inputs(GO).active != inputs(("go", frozenset({"ask"}), False, ())).active  # callable without arguments
     assert record.active == inputs(ASK, GO).active != inputs(GO, ASK).active
     changed_flow = ("ask", frozenset({"create"}), False, ((0, "system", "s=prompt"),))
     assert inputs(changed_flow, GO).active != inputs(ASK, GO).active
-    assert file_inputs("sha", False, (), RELEVANT, None).active is None  # not parsed
+    unparsed = file_inputs("sha", False, ("ask",), RELEVANT, None)
+    assert unparsed.active is None and unparsed.sha == "sha"  # not parsed
+    assert unparsed.called != file_inputs("sha", False, (), RELEVANT, None).called
 
 
 def test_an_inert_definition_matters_only_under_a_name_with_flows() -> None:
@@ -45,8 +48,9 @@ def test_reaching_definitions_are_placed_again_past_inserted_inert_ones() -> Non
     assert moved_indices((1, 0), before, now) == (3, 1)
     assert moved_indices((-1,), before, now) == (-1,)  # not parsed: stays so
     assert moved_indices((5,), before, now) is None  # not an active definition before: cannot be placed
+    assert moved_indices((0,), inputs(INERT, ASK), now) is None
 
 
 def test_records_survive_their_json_form() -> None:
-    record = inputs(INERT, ASK, GO)
-    assert FileInputs.from_json(record.to_json()) == record
+    for record in (inputs(INERT, ASK, GO), file_inputs(None, True, (), RELEVANT, None)):
+        assert FileInputs.from_json(record.to_json()) == record
