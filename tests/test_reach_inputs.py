@@ -26,6 +26,7 @@ def test_inert_definitions_are_set_apart_and_active_ones_kept_in_order() -> None
     record = inputs(INERT, ASK, GO)
     assert record.sha == "sha" and record.active_index == (1, 2) and record.inert == ("version",)
     assert inputs(GO).active != inputs(("go", frozenset({"ask"}), False, ())).active  # callable without arguments
+    assert inputs(GO).active != inputs(("went", frozenset({"ask"}), True, ())).active  # renamed
     assert record.active == inputs(ASK, GO).active != inputs(GO, ASK).active
     changed_flow = ("ask", frozenset({"create"}), False, ((0, "system", "s=prompt"),))
     assert inputs(changed_flow, GO).active != inputs(ASK, GO).active
