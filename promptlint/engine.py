@@ -28,7 +28,6 @@ from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
 from promptlint.analysis.summaries import infer_wrappers, is_test_path, reached_calls, system_wrappers
-from promptlint.reach_inputs import FileInputs, file_inputs, flow_names, moved_indices, same_reach
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -56,6 +55,7 @@ from promptlint.parallel import (
     worker_count,
 )
 from promptlint.prefilter import imports_trigger
+from promptlint.reach_inputs import FileInputs, file_inputs, flow_names, moved_indices, same_reach
 
 # The selection of a candidate that does not parse (it has no definitions, not even its module
 # level): it is still given to a worker, which reports why.
