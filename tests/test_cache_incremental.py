@@ -253,6 +253,22 @@ def test_hostile_cache_records_are_not_trusted(tmp_path: Path) -> None:
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize("damage", [
+    b"", b"{", b"[]", b'{"format": 1, "files": 7, "bound": 7}',
+    b'{"format": 1, "files": {"caller.py": [1, 2]}, "relevant": [], "flow_names": [],'
+    b' "bound": {"x": {"caller.py": 1}}}',
+])
+def test_damaged_reach_inputs_and_name_records_are_not_trusted(tmp_path: Path, damage: bytes) -> None:
+    write_tree(tmp_path, {"llm.py": LLM_HELPER, "caller.py": CALLER, "clock.py": CLOCK})
+    run(tmp_path)
+    for name in ("reach_inputs.json", "bound.json"):
+        for record in (tmp_path / ".promptlint_cache").rglob(name):
+            record.write_bytes(damage)
+    # An edit that both records would let the cache keep (caller.py reads only `ask` of llm.py).
+    write_tree(tmp_path, {"llm.py": LLM_HELPER + "def version():\n    return 2\n"})
+    assert answer(run(tmp_path)) == answer(run(tmp_path, cache_dir=None))
+
+
 @pytest.mark.parametrize("record", [
     [[{"_": "Popen", "args": ["touch", "pwned"]}], []],  # not promptlint's record
     [[{"_": "Location", "path": "x.py", "line": 1, "column": 1, "end_line": 1, "end_column": 2}], []],  # not a Finding
