@@ -23,7 +23,6 @@ from typing import Any, Callable, Iterable, Iterator
 
 from promptlint import cache as cache_store
 from promptlint.analysis.evaluator import PASSED_TO
-from promptlint.analysis.index import ModuleInfo, ParseFailure, decode_source, module_names_for, parse_module
 from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
@@ -480,7 +479,6 @@ class _Dependencies:
     def __init__(self, project: Project, facts: dict[Path, FileFacts], cache: Cache | None = None) -> None:
         self.project = project
         self.cache = cache
-        self._modules: dict[Path, ModuleInfo | None] = {}  # changed modules, as they are now
         self.hashes: dict[Path, str | None] = {path: f.sha for path, f in facts.items()}
         self._checked: dict[tuple[str, str | None], bool] = {}
         # Stored dependencies name files by relative key: the project's own files map straight back.
@@ -520,10 +518,9 @@ class _Dependencies:
     def _same_names(self, relative: str, names: tuple[tuple[str, str | None], ...]) -> bool:
         """Whether each of these module-level names is still defined as it was (digest None: it
         was not defined, and still is not)."""
-        path = self.absolute(relative)
-        if path not in self._modules:
-            self._modules[path] = _module_now(path, self.project)
-        current = self._modules[path]
+        # Parsed as it is now by the run's project (kept for the later stages; a module that no
+        # longer parses is reported, as the entries evaluated again report it).
+        current = self.project.module_at(self.absolute(relative))
         return current is not None and all(current.binding_digest(name) == digest for name, digest in names)
 
     def absolute(self, relative: str) -> Path:
@@ -557,19 +554,6 @@ class _Dependencies:
             self.cache.store_entry(key, replace(entry, files=current))
         return EntryOutcome(path, layouts, errors, tuple(self.absolute(rel) for rel, _ in entry.files),
                             tuple(name for name, _ in entry.names), entry.seconds, entry.complete)
-
-
-def _module_now(path: Path, project: Project) -> ModuleInfo | None:
-    """A module as it is now, for its names' digests; None when it can no longer be read or
-    parsed (the entries that read it are evaluated again and report why)."""
-    try:
-        data = path.read_bytes()
-        if len(data) > project.max_file_bytes:
-            return None
-        names = module_names_for(path, project.root)
-        return parse_module(names[0] if names else path.stem, path, project.display(path), decode_source(data))
-    except (OSError, ParseFailure, UnicodeDecodeError):
-        return None
 
 
 def run_rules(layouts: list[PromptLayout], config: Config, internal: list[FileError] | None = None
