@@ -109,7 +109,16 @@ class Knowledge:
     def lookup_category(self, method: str, receiver: str | None) -> str | None:
         """The category of a lookup call (``retrieval``, ``memory``) by its method's name and the
         last name of the object it is called on; None when it is not one."""
-        method = method.lower()
+        key = (method, receiver)  # every call the evaluator meets asks: answered once per name pair
+        if key not in self._lookup_answers:
+            self._lookup_answers[key] = self._lookup_category(method.lower(), receiver)
+        return self._lookup_answers[key]
+
+    @cached_property
+    def _lookup_answers(self) -> dict[tuple[str, str | None], str | None]:
+        return {}
+
+    def _lookup_category(self, method: str, receiver: str | None) -> str | None:
         for category, regex in _lookup_regexes(self.lookups):
             if regex.match(method):
                 return category

@@ -10,6 +10,7 @@ never reported as volatile.
 from __future__ import annotations
 
 import ast
+import operator
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -108,6 +109,11 @@ class Frame:
 
 
 BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
+# What the evaluator learns of a syntax node once, for every entry of a worker (the node's
+# own attributes: the fastest lookup, and gone when its module's tree is freed).
+VALUE_ATTRIBUTE = "_promptlint_value"  # a constant's value
+GUARD_ATTRIBUTE = "_promptlint_guard"  # an `if`'s change-detection guard (see run_branches)
+USER_INPUTS_ATTRIBUTE = "_promptlint_user_inputs"  # a definition's user-turn names (user_turn_inputs)
 BUILTIN_TYPES = frozenset({"dict", "str", "list", "tuple", "set", "int", "float", "bool", "bytes"})
 
 
@@ -119,6 +125,25 @@ def _content_start(where: Location | None, source: str) -> Location | None:
         return where
     opening = 3 if source[quote:quote + 3] in ('"""', "'''") else 1
     return replace(where, column=where.column + quote + opening)
+
+
+def _fstring_literals(node: ast.JoinedStr, module: ModuleInfo) -> tuple[Literal | None, ...]:
+    """The text parts of an f-string with their places (None for a ``{...}``): the same on every
+    evaluation. Before Python 3.12 the parser gives every text part the position of the whole
+    string (its expressions keep their own): each part starts where the previous `{...}` closes,
+    so a placeholder after several interpolated lines is found on its line."""
+    found: list[Literal | None] = []
+    text_at = _content_start(module.location(node), module.snippet(node, 8))
+    for value in node.values:
+        if isinstance(value, ast.Constant):
+            found.append(Literal(str(value.value), text_at if OLD_FSTRING_POSITIONS else module.location(value)))
+            continue
+        found.append(None)
+        if isinstance(value, ast.FormattedValue):
+            where = module.location(value.value)
+            closing = where.end_column + (2 if value.conversion != -1 else 0)  # `!r`, then `}`
+            text_at = replace(where, line=where.end_line, column=closing + 1, end_column=closing + 2)
+    return tuple(found)
 
 
 def _string_body(source: str | None) -> tuple[str, str] | None:
@@ -266,14 +291,13 @@ class Evaluator:
         # ... and the attributes holding a request's message list (request_messages).
         self._message_targets = frozenset(a for attrs in knowledge.request_messages.values() for a in attrs)
         self._calls: dict[CallKey, tuple[Value, dict[str, Value]]] = {}
-        self._constants: dict[ast.Constant, Value] = {}
-        self._guards: dict[int, str | None] = {}
         # Names of functions that can reach an LLM call (set by the engine); None: evaluate all.
         self.reaching_names: frozenset[str] | None = None
         # Inferred wrappers (set by the engine, see analysis/summaries.py): name -> slots whose
         # value becomes system content further down.
         self.wrappers: dict[str, frozenset[str]] = {}
-        self._user_inputs: dict[int, set[str]] = {}  # definition -> names forming its user messages
+        self._user_inputs: dict[int, frozenset[str]] = {}  # definition -> names forming its user messages
+        self._user_makers: dict[str, tuple[str, ...]] | None = None  # callee -> slots forming user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
@@ -423,12 +447,13 @@ class Evaluator:
     def run_branches(self, stmt: ast.If, frame: Frame) -> None:
         # Both branches run; a value assigned only behind a change-detection guard
         # (`if self._x is None:` / `if key != self._key:`) is stored state, not per-call.
-        if id(stmt) not in self._guards:
-            self._guards[id(stmt)] = _guarded_attribute(stmt.test)
-        guard = self._guards[id(stmt)]
-        before = dict(frame.locals)
+        guard = stmt.__dict__.get(GUARD_ATTRIBUTE, False)
+        if guard is False:
+            guard = _guarded_attribute(stmt.test)
+            setattr(stmt, GUARD_ATTRIBUTE, guard)
+        before = dict(frame.locals) if guard else None
         self.run_block(stmt.body, frame)
-        if guard:
+        if before is not None and _rebound(before, frame.locals):
             for name, value in list(frame.locals.items()):
                 if name.startswith("self.") and before.get(name) is not value:
                     frame.locals[name] = cap_volatility(
@@ -686,12 +711,13 @@ class Evaluator:
     def eval_Constant(self, node: ast.Constant, frame: Frame) -> Value:
         if node.value is None:
             return NONE
-        # The same literal is read again by every call that reaches it; its value (with the
-        # place of its text) never changes. Keyed by the node itself, which the key keeps alive.
-        value = self._constants.get(node)
+        # The same literal is read again by every call and every entry that reaches it; its value
+        # (with the place of its text) never changes, so it is kept on the node, freed with its tree.
+        value = node.__dict__.get(VALUE_ATTRIBUTE)
         if value is None:
-            value = self._constants[node] = self._constant(node, frame)
-        return value
+            value = self._constant(node, frame)
+            setattr(node, VALUE_ATTRIBUTE, value)
+        return value  # type: ignore[no-any-return]
 
     def _constant(self, node: ast.Constant, frame: Frame) -> Value:
         if isinstance(node.value, bytes):
@@ -717,22 +743,18 @@ class Evaluator:
         return lit(str(node.value), frame.module.location(node))
 
     def eval_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
+        literals = node.__dict__.get(VALUE_ATTRIBUTE)
+        if literals is None:
+            literals = _fstring_literals(node, frame.module)
+            setattr(node, VALUE_ATTRIBUTE, literals)
         pieces: list[tuple] = []
-        # Before Python 3.12 the parser gives every text part of an f-string the position of the
-        # whole string (its expressions keep their own): each part starts where the previous
-        # `{...}` closes, so a placeholder after several interpolated lines is found on its line.
-        text_at = _content_start(frame.module.location(node), frame.module.snippet(node, 8))
-        for value in node.values:
-            if isinstance(value, ast.Constant):
-                where = text_at if OLD_FSTRING_POSITIONS else frame.module.location(value)
-                pieces.append((Literal(str(value.value), where),))
+        for value, literal in zip(node.values, literals):
+            if literal is not None:
+                pieces.append((literal,))
             elif isinstance(value, ast.FormattedValue):
                 inner = self.eval(value.value, frame)
                 inner = self.apply_format_spec(inner, value, frame)
-                where = frame.module.location(value.value)
-                pieces.append(self.text_of(inner, where, frame.module.snippet(value.value)))
-                closing = where.end_column + (2 if value.conversion != -1 else 0)  # `!r`, then `}`
-                text_at = replace(where, line=where.end_line, column=closing + 1, end_column=closing + 2)
+                pieces.append(self.text_of(inner, frame.module.location(value.value), frame.module.snippet(value.value)))
         return concat(*pieces)
 
     def apply_format_spec(self, value: Value, node: ast.FormattedValue, frame: Frame) -> Value:
@@ -1829,7 +1851,8 @@ class Evaluator:
     def assembly_by_shape(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
         """Assembly points recognised at any call, resolved or not: a `role=` system message, a
         call to an inferred wrapper, or a call passing a `system_prompt=`-like keyword."""
-        role_key = next((k for k in self.knowledge.role_keys if k in kwargs), None)
+        # Every call passes here, most without keywords: those skip the keyword scans.
+        role_key = next((k for k in self.knowledge.role_keys if k in kwargs), None) if kwargs else None
         if role_key is not None and self.is_system_role(kwargs[role_key]):
             self.assembled(frame, node, f"{role_key}= keyword", self.message_text(kwargs.get, args))
         elif role_key is not None and self.is_user_role(kwargs[role_key]):
@@ -1841,7 +1864,7 @@ class Evaluator:
         if called in self.wrappers and any(slot[0] in "smu" for slot in self.wrappers[called]):
             self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
             return
-        named = [k for k in self.knowledge.system_keywords if k in kwargs]
+        named = [k for k in self.knowledge.system_keywords if k in kwargs] if kwargs else None
         if named:  # `model_func(query, system_prompt=...)`: a model function chosen at runtime
             slots = {f"s={k}" for k in named} | {("u" + (a if a[0] == "#" else f"={a}"))
                                                  for a in self.knowledge.user_arguments}
@@ -2000,16 +2023,23 @@ class Evaluator:
             memo[key] = frozenset(derived_names(function, inputs))
         return set(memo[key])
 
-    def user_turn_inputs(self, function: ast.AST) -> set[str]:
+    def user_turn_inputs(self, function: ast.AST) -> frozenset[str]:
         key = id(function)
         if key not in self._user_inputs:
-            users = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}
-            users.update((name, tuple(slot[1:] for slot in slots if slot[0] == "u"))
-                         for name, slots in self.wrappers.items() if any(slot[0] == "u" for slot in slots))
-            named = parameter_names(function) & self.knowledge.request_inputs  # `def answer(question)`
-            self._user_inputs[key] = named | user_turn_names(function, self.knowledge.user_roles,
-                                                             self.knowledge.content_keys, users,
-                                                             self.knowledge.role_keys)
+            if self._user_makers is None:
+                self._user_makers = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}
+                self._user_makers.update((name, tuple(slot[1:] for slot in slots if slot[0] == "u"))
+                                         for name, slots in self.wrappers.items()
+                                         if any(slot[0] == "u" for slot in slots))
+            # Kept on the definition for the next entry, which mostly has the same wrappers.
+            known = function.__dict__.get(USER_INPUTS_ATTRIBUTE)
+            if known is None or known[0] != self._user_makers:
+                named = parameter_names(function) & self.knowledge.request_inputs  # `def answer(question)`
+                known = (self._user_makers, frozenset(named | user_turn_names(
+                    function, self.knowledge.user_roles, self.knowledge.content_keys, self._user_makers,
+                    self.knowledge.role_keys)))
+                setattr(function, USER_INPUTS_ATTRIBUTE, known)
+            self._user_inputs[key] = known[1]
         return self._user_inputs[key]
 
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],
@@ -2315,6 +2345,12 @@ def _is_property(node: ast.AST) -> bool:
         if path and path.split(".")[-1] in ("property", "cached_property"):
             return True
     return False
+
+
+def _rebound(before: dict[str, Value], after: dict[str, Value]) -> bool:
+    """Whether a name was bound again or added (identity, as run_branches compares): mostly
+    not, and then this answers in C instead of a loop over every local."""
+    return before.keys() != after.keys() or any(map(operator.is_not, before.values(), after.values()))
 
 
 def _guarded_attribute(test: ast.expr) -> str | None:

@@ -7,6 +7,7 @@ whether their *order* can change between runs (a hole describing why).
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Union
@@ -247,7 +248,7 @@ def map_holes(value: Value, change: Any, depth: int = 0) -> Value:
 
 
 def _unchanged(new: Any, old: Any) -> bool:
-    return all(a is b for a, b in zip(new, old))
+    return all(map(operator.is_, new, old))  # map stops at the shorter, as zip did
 
 
 def add_step(value: Value, step: Step, unknown_too: bool = False) -> Value:
