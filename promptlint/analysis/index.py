@@ -380,6 +380,12 @@ def nodes_of(tree: ast.AST, kind: type[Node] | tuple[type[Node], ...]) -> list[N
     return found
 
 
+def of_kind(nodes: list[ast.AST], kind: type[Node] | tuple[type[Node], ...]) -> list[Node]:
+    """The nodes of a kind among nodes already walked: what ``nodes_of`` gives on the tree, when
+    the walk was for these kinds and more (reading a list is far cheaper than walking again)."""
+    return [node for node in nodes if isinstance(node, kind)]  # type: ignore[misc]
+
+
 def decode_source(data: bytes) -> str:
     """Decode Python source honouring a BOM or a coding cookie, as the interpreter would."""
     import io

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import builtins
 
-from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
-from promptlint.analysis.summaries import Flow, SinkShapes, parameter_flows
+from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
+from promptlint.analysis.summaries import FLOW_NODES, Flow, SinkShapes, parameter_flows
 from promptlint.knowledge import ROLE_MARKER
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -33,11 +33,12 @@ HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTI
 
 
 _MARKED_NODES = (ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFINITION_NODES = (*_MARKED_NODES, *FLOW_NODES)  # what called_names and parameter_flows read
 
 
 def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(),
                  system_roles: frozenset[str] = frozenset(), role_keys: tuple[str, ...] = ("role",),
-                 callback_types: frozenset[str] = frozenset()) -> set[str]:
+                 callback_types: frozenset[str] = frozenset(), walked: list[ast.AST] | None = None) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
     (``messages.create``), plus ``ROLE_MARKER`` where it builds a message with one of
     ``system_roles`` or passes one of ``system_keywords``, or where it is a model callback (a
@@ -47,7 +48,8 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
     names: set[str] = set()
-    for node in nodes_of(function, _MARKED_NODES):  # one walk: this runs for every call node
+    # One walk (or none, given the nodes walked for more kinds): this runs for every definition.
+    for node in nodes_of(function, _MARKED_NODES) if walked is None else of_kind(walked, _MARKED_NODES):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if callback_types and any(annotation_name(arg.annotation) in callback_types for arg in node.args.args):
                 names.add(ROLE_MARKER)  # rewrites the request a framework sends (or builds such a callback)
@@ -124,10 +126,12 @@ def definition_calls(module: ModuleInfo, shapes: SinkShapes | None = None) -> li
     roles = shapes.system_roles if shapes is not None else frozenset()
     role_keys = shapes.role_keys if shapes is not None else ("role",)
     callbacks = shapes.callback_types if shapes is not None else frozenset()
-    found = [(name, frozenset(called_names(node, keywords, roles, role_keys, callbacks)),
-              callable_without_arguments(node, owner is not None),
-              parameter_flows(node, owner is not None, shapes) if shapes is not None else ())
-             for name, node, owner in module_definitions(module)]
+    found: list[Definition] = []
+    for name, node, owner in module_definitions(module):
+        walked = nodes_of(node, _DEFINITION_NODES)  # once for both readers
+        found.append((name, frozenset(called_names(node, keywords, roles, role_keys, callbacks, walked)),
+                      callable_without_arguments(node, owner is not None),
+                      parameter_flows(node, owner is not None, shapes, walked) if shapes is not None else ()))
     return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False, ())]
 
 

@@ -40,7 +40,7 @@ import ast
 import re
 from collections.abc import Iterable
 
-from promptlint.analysis.index import nodes_of
+from promptlint.analysis.index import nodes_of, of_kind
 from promptlint.knowledge import Knowledge
 from promptlint.model import MAX_REACHED
 
@@ -107,12 +107,16 @@ def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> li
     return [(i, p.arg) for i, p in enumerate(positional)] + [(-1, p.arg) for p in node.args.kwonlyargs]
 
 
-def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, shapes: SinkShapes) -> tuple[Flow, ...]:
+def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, shapes: SinkShapes,
+                    walked: list[ast.AST] | None = None) -> tuple[Flow, ...]:
+    """``walked``: the definition's nodes of the FLOW_NODES kinds (or more), in ``nodes_of``
+    order, when the caller walked it already."""
     params = parameters(node, method)
     if not params and node.args.kwarg is None:
         return ()
+    walked = nodes_of(node, FLOW_NODES) if walked is None else walked
     names = {name for _, name in params}
-    carriers = _carriers(node, names)
+    carriers = _carriers(walked, names)
     converted: dict[str, set[str]] | None = None  # list carriers, computed at the first flow that needs them
     flows: set[Flow] = set()
     position = {name: index for index, name in params}
@@ -131,7 +135,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         # caller hands over is still the request, in its order. Into another call's slot, a
         # parameter that is only text inside a message (`{"content": question}`) is not the list,
         # and one that reaches only through a converter is not text: each is marked.
-        converted = converted if converted is not None else _carriers(node, names, conversions=True)
+        converted = converted if converted is not None else _carriers(walked, names, conversions=True)
         listed = {param for name in _list_names(expr) for param in converted.get(name, ())}
         for param in text | listed:
             mark = "" if target == MESSAGES or param in text and param in listed else \
@@ -140,17 +144,17 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         return bool(text | listed)
 
     heads: set[int] | None = None  # computed at the first system dict: most definitions have none
-    for item in nodes_of(node, ast.Dict):
+    for item in of_kind(walked, ast.Dict):
         role = _role_of_dict(item)
         if role in shapes.system_roles or role in shapes.user_roles:
             reach(_dict_content(item, shapes.content_keys), SYSTEM if role in shapes.system_roles else USER)
         if role in shapes.system_roles:
-            heads = _list_heads(node) if heads is None else heads
+            heads = _list_heads(walked) if heads is None else heads
             if id(item) in heads:
                 reach(_dict_content(item, shapes.content_keys), HEAD)
-    aliases = _callable_aliases(node)
+    aliases = _callable_aliases(walked)
     forwarded = node.args.kwarg.arg if node.args.kwarg else None
-    for call in nodes_of(node, ast.Call):
+    for call in of_kind(walked, ast.Call):
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         role = _role_name(next((keywords[k] for k in shapes.role_keys if k in keywords), None))
         if role in shapes.system_roles or role in shapes.user_roles:
@@ -329,9 +333,11 @@ def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[
 
 # What can make a local name hold a parameter's value: bindings, loop targets, `list.append(p)`.
 CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.Call)
+# Every kind parameter_flows reads: one walk of the definition, each reader picks its kinds.
+FLOW_NODES = (ast.Dict, *CARRYING)
 
 
-def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dict[str, set[str]]:
+def _carriers(walked: list[ast.AST], params: set[str], conversions: bool = False) -> dict[str, set[str]]:
     """Local names (and the parameters themselves) -> the parameters whose value they may hold.
     Flow-insensitive: assignments, augmented assignments, loop targets and in-place list growth
     (``parts.append(p)``), propagated to a fixed point. With ``conversions``, the names whose
@@ -339,7 +345,7 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
     carriers: dict[str, set[str]] = {name: {name} for name in params}
     names_of = _list_names if conversions else _names_in
     bindings: list[tuple[list[str], ast.AST]] = []
-    for item in nodes_of(node, CARRYING):  # one walk of the definition for every kind
+    for item in of_kind(walked, CARRYING):
         if isinstance(item, ast.Assign):
             bindings.append(([n for t in item.targets for n in _carrying_targets(t)], item.value))
         elif isinstance(item, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
@@ -363,10 +369,10 @@ def _carriers(node: ast.AST, params: set[str], conversions: bool = False) -> dic
     return carriers
 
 
-def _list_heads(node: ast.AST) -> set[int]:
+def _list_heads(walked: list[ast.AST]) -> set[int]:
     """The dicts written over the first item of a list that already holds messages
     (``self.messages[0] = {...}``): ids of the assigned dict nodes."""
-    return {id(item.value) for item in nodes_of(node, ast.Assign) if isinstance(item.value, ast.Dict)
+    return {id(item.value) for item in of_kind(walked, ast.Assign) if isinstance(item.value, ast.Dict)
             and any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == 0
                     for t in item.targets)}
 
@@ -469,11 +475,11 @@ def _list_names(expr: ast.AST | None) -> set[str]:
     return set()
 
 
-def _callable_aliases(node: ast.AST) -> dict[str, set[str]]:
+def _callable_aliases(walked: list[ast.AST]) -> dict[str, set[str]]:
     """Local names bound to a callable of known name: ``fn = getattr(self.mdl, "chat", None)``,
     ``fn = self.mdl.chat`` (a bound method kept for later)."""
     aliases: dict[str, set[str]] = {}
-    for item in nodes_of(node, ast.Assign):
+    for item in of_kind(walked, ast.Assign):
         if len(item.targets) != 1 or not isinstance(item.targets[0], ast.Name):
             continue
         value = item.value
