@@ -18,6 +18,7 @@ from promptlint.analysis.index import (
     SourceText,
     check_syntax,
     nodes_of,
+    of_kind,
     parse_module,
     parse_own_lines,
 )
@@ -60,10 +61,13 @@ def test_the_node_search_finds_what_ast_walk_finds_in_its_order() -> None:
         "x = lambda y=default(): (yield from gen())\n@decorate(arg())\nclass C(Base(), metaclass=meta()):\n"
         "    attr: Annotated[int, marker()] = field(factory=make())\n    def m(self):\n        self.a: int = 1\n")
     tree = ast.parse(source)
+    walked_for_all = nodes_of(tree, (ast.Call, ast.Attribute, ast.Assign, ast.AnnAssign, ast.Dict))
     for kind in (ast.Call, ast.Attribute, (ast.Assign, ast.AnnAssign)):
         expected = [node for node in ast.walk(tree) if isinstance(node, kind)]
         assert len(expected) > 5
         assert [id(node) for node in nodes_of(tree, kind)] == [id(node) for node in expected]
+        # What the reach pass does: one walk for several kinds, each reader picking its own.
+        assert [id(node) for node in of_kind(walked_for_all, kind)] == [id(node) for node in expected]
 
 
 def test_zero_argument_calls_reach_only_definitions_that_take_none() -> None:

@@ -2033,13 +2033,13 @@ class Evaluator:
                                          if any(slot[0] == "u" for slot in slots))
             # Kept on the definition for the next entry, which mostly has the same wrappers.
             known = function.__dict__.get(USER_INPUTS_ATTRIBUTE)
-            if known is None or known[0] != self._user_makers:
+            if known is None or known[0] is not self.knowledge or known[1] != self._user_makers:
                 named = parameter_names(function) & self.knowledge.request_inputs  # `def answer(question)`
-                known = (self._user_makers, frozenset(named | user_turn_names(
+                known = (self.knowledge, self._user_makers, frozenset(named | user_turn_names(
                     function, self.knowledge.user_roles, self.knowledge.content_keys, self._user_makers,
                     self.knowledge.role_keys)))
                 setattr(function, USER_INPUTS_ATTRIBUTE, known)
-            self._user_inputs[key] = known[1]
+            self._user_inputs[key] = known[2]
         return self._user_inputs[key]
 
     def report_sink(self, frame: Frame, node: ast.Call | None, name: str, args: list[Value],
