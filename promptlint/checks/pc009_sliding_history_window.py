@@ -70,6 +70,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from promptlint.analysis.index import nodes_of
 from promptlint.checks.base import Rule, RuleContext
 from promptlint.model import CallSite, Finding, Location, PromptLayout, Severity
 
@@ -359,7 +360,7 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
     if not windows:
         return
     aliases = _import_aliases(tree)
-    for call in ast.walk(tree):
+    for call in nodes_of(tree, ast.Call):
         if not isinstance(call, ast.Call):
             continue
         name = _qualified(call.func, aliases)
@@ -382,7 +383,7 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
 
 def _import_aliases(tree: ast.Module) -> dict[str, str]:
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in nodes_of(tree, (ast.Import, ast.ImportFrom)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
@@ -420,9 +421,13 @@ class _HelperNode:
 
 def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
     """Cuts of ``self.<history>`` in a method, under no limit test of the method's own, whose bounds
-    are the method's parameters: the caller chooses when and how much to cut."""
+    are the method's parameters: the caller chooses when and how much to cut. Kept on the tree:
+    the engine asks twice per module (the findings without them, then the cuts themselves)."""
+    kept: list[_HelperNode] | None = tree.__dict__.get("_promptlint_helper_cuts")
+    if kept is not None:
+        return kept
     found: list[_HelperNode] = []
-    for function in ast.walk(tree):
+    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
@@ -432,16 +437,17 @@ def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
             if any(_is_budget_check(g) for g in guards):
                 continue
             for cut in _cuts_at(function, node, guarded=False):
-                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                names = {n.id for n in nodes_of(node, ast.Name)}
                 if cut.history.startswith("self.") and names & set(params[1:]):
                     found.append(_HelperNode(function.name, cut.node, cut.history, cut.how))
+    tree._promptlint_helper_cuts = found  # type: ignore[attr-defined]
     return found
 
 
 def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterator[tuple[ast.Call, HelperCut]]:
     """``convo.trim(3, 2)`` under ``if len(convo.messages) > 11``: a helper cut called on a
     history-named object, under a limit test."""
-    for function in ast.walk(tree):
+    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for node, guards in _walk_with_guards(function.body, ()):
@@ -456,21 +462,27 @@ def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterat
 def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
     """Statements that cut a history-named list from the front or the middle, each with its scope
     (the innermost guard around it, else its function)."""
-    for function in ast.walk(tree):
+    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield from _cuts_in(function)
 
 
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
-    not_messages = _lists_of_non_messages(function)
-    texts = _history_texts(function)
-    length_names = _length_names(function) if texts else frozenset()
+    # What the function's other statements say, read at the first statement that needs it: most
+    # functions cut nothing and test no limit, and reading it walks the whole function.
+    not_messages: set[str] | None = None
+    texts: dict[str, str] | None = None
+    length_names: frozenset[str] = frozenset()
     for node, guards in _walk_with_guards(function.body, ()):
         scope = guards[-1] if guards else function
         guarded = any(_is_budget_check(g) for g in guards)
         for cut in _cuts_at(function, node, guarded):
+            not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
             if cut.history not in not_messages:
                 yield scope, cut
+        if guarded and texts is None and isinstance(node, ast.Assign):
+            texts = _history_texts(function)
+            length_names = _length_names(function) if texts else frozenset()
         if guarded and texts and isinstance(node, ast.Assign):
             cut = _text_cut(node, texts, length_names)
             if cut is not None:
@@ -482,7 +494,7 @@ def _history_texts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
     (``text = self.return_history_as_string()``): cutting the text from the front is the same
     window as cutting the list (swarms' dynamic context window)."""
     found: dict[str, str] = {}
-    for node in ast.walk(function):
+    for node in nodes_of(function, ast.Assign):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call):
             callee = node.value.func
@@ -496,7 +508,7 @@ def _length_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset
     """Names computed from a length, directly or through other such names (``right = len(text)``,
     ``mid = (left + right) // 2``): a cut at one of them moves with the text's length."""
     pairs: list[tuple[str, ast.expr]] = []
-    for node in ast.walk(function):
+    for node in nodes_of(function, (ast.Assign, ast.AugAssign)):
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -511,7 +523,7 @@ def _length_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset
         changed = False
         for name, value in pairs:
             if name not in names and (_uses_len(value) or any(
-                    isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))):
+                    n.id in names for n in nodes_of(value, ast.Name))):
                 names.add(name)
                 changed = True
     return frozenset(names)
@@ -527,7 +539,7 @@ def _text_cut(node: ast.Assign, texts: dict[str, str], length_names: frozenset[s
     lower = value.slice.lower
     moving = lower is not None and (
         isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub) or _uses_len(lower)
-        or any(isinstance(n, ast.Name) and n.id in length_names for n in ast.walk(lower)))
+        or any(n.id in length_names for n in nodes_of(lower, ast.Name)))
     if not moving:
         return None
     name = value.value.id
@@ -540,7 +552,7 @@ def _lists_of_non_messages(function: ast.FunctionDef | ast.AsyncFunctionDef) -> 
     role or content (``{"type": ..., "count": 1}``), a hash, an id, a signal. A capped log of those
     is not a prompt's history (bench/wild: tool-call hashes, browser alerts, blocker signals)."""
     found: set[str] = set()
-    for node in ast.walk(function):
+    for node in nodes_of(function, ast.Call):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
                 and len(node.args) == 1 and _not_a_message(node.args[0]):
             found.add(ast.unparse(node.func.value))
@@ -638,8 +650,16 @@ def _is_measure(node: ast.expr) -> bool:
 
 def _is_budget_check(test: ast.expr) -> bool:
     """``len(x) > n``, ``tokens > limit``, ``removed_count < to_remove``: a size held to a limit. A
-    bounds check on an index (``index < len(x)``) is not one."""
-    for node in ast.walk(test):
+    bounds check on an index (``index < len(x)``) is not one. Kept on the test: every statement
+    under it asks again."""
+    known: bool | None = test.__dict__.get("_promptlint_budget_check")
+    if known is None:
+        known = test._promptlint_budget_check = _tests_a_budget(test)  # type: ignore[attr-defined]
+    return known
+
+
+def _tests_a_budget(test: ast.expr) -> bool:
+    for node in nodes_of(test, ast.Compare):
         if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops):
             operands = (node.left, *node.comparators)
             if not any(_is_index(o) for o in operands) and any(_is_size(o) for o in operands):
@@ -683,7 +703,7 @@ def _front_slice(value: ast.expr, stored: bool) -> str | None:
 
 
 def _uses_len(node: ast.expr) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(node))
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in nodes_of(node, ast.Call))
 
 
 def _slice_size(value: ast.expr) -> str:
@@ -705,7 +725,7 @@ def _configured_size(value: ast.expr) -> bool:
     """The window's size is the object's own setting (``self._buffer_size``), not a caller's ``n``."""
     assert isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
     return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
-               for node in ast.walk(value.slice))
+               for node in nodes_of(value.slice, ast.Attribute))
 
 
 def _kept_head(value: ast.expr) -> str | None:
