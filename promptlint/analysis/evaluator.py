@@ -111,7 +111,7 @@ class Frame:
 BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
 # What the evaluator learns of a syntax node once, for every entry of a worker (the node's
 # own attributes: the fastest lookup, and gone when its module's tree is freed).
-VALUE_ATTRIBUTE = "_promptlint_value"  # a constant's value
+VALUE_ATTRIBUTE = "_promptlint_value"  # a constant's value; an f-string's text parts
 GUARD_ATTRIBUTE = "_promptlint_guard"  # an `if`'s change-detection guard (see run_branches)
 USER_INPUTS_ATTRIBUTE = "_promptlint_user_inputs"  # a definition's user-turn names (user_turn_inputs)
 BUILTIN_TYPES = frozenset({"dict", "str", "list", "tuple", "set", "int", "float", "bool", "bytes"})
