@@ -87,19 +87,28 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         role_builders = {p for p, f in facts.items() if f.text_ok and f.role} | callbacks
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks)
+        # PC009 reads modules, not layouts: while the workers are up, they read them too.
+        window_modules = {name.split(".")[0] for name in knowledge.history_windows}
+        window_packages = tuple(f"{name}." for name in sorted(window_modules))  # str.startswith: one C call
+        cut_files = [p for p in python_files if facts[p].history_cut]
+        window_files = [p for p in python_files if not facts[p].history_cut
+                        and any(i in window_modules or i.startswith(window_packages) for i in facts[p].imports)]
+        history_modules = ModuleResults(cache, lambda p: facts[p].sha)
+        history_internal: list[FileError] = []
+
+        def read_in_workers(tasks: list[HistoryCutsTask]) -> list[HistoryCutsResult]:
+            sizes = [facts[task[1]].signature[1] for task in tasks]
+            return workers.map(history_cuts_task, tasks, sizes, sum(sizes) >= MIN_PARALLEL_BYTES)
+
+        history_found = history_window_findings(project, cut_files, window_files, config, knowledge,
+                                                history_internal, lambda p: called_names_of(p, facts[p], cache),
+                                                python_files, history_modules, read_in_workers)
     internal: list[FileError] = []  # promptlint's own failures in the rules (promptlint/internal.py)
     findings = run_rules(analysis.layouts, config, internal)
     pins = [p for p in python_files if facts[p].date_pin]
     findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config, internal)
-    window_modules = {name.split(".")[0] for name in knowledge.history_windows}
-    window_packages = tuple(f"{name}." for name in sorted(window_modules))  # str.startswith: one C call
-    cut_files = [p for p in python_files if facts[p].history_cut]
-    window_files = [p for p in python_files if not facts[p].history_cut
-                    and any(i in window_modules or i.startswith(window_packages) for i in facts[p].imports)]
-    history_modules = ModuleResults(cache, lambda p: facts[p].sha)
-    findings += history_window_findings(project, cut_files, window_files, config, knowledge, internal,
-                                        lambda p: called_names_of(p, facts[p], cache), python_files,
-                                        history_modules)
+    findings += history_found
+    internal += history_internal
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
     errors = _errors([*requested.errors, *internal], {**analysis.errors, **project.errors},
                      [(cwd / p).resolve() for p in paths], cwd)
@@ -623,11 +632,18 @@ class ModuleResults:
         return None if sha is None else "\0".join((kind, display, sha, extra))
 
 
+# A module PC009 reads: (display, path, framework windows, words it must hold, with helper cuts).
+HistoryCutsTask = tuple[str, Path, dict[str, tuple[tuple[str, ...], tuple[str, ...]]], tuple[str, ...], bool]
+HistoryCutsResult = tuple[Any | None, FileError | None]  # (encoded result, or None; the rule's failure)
+
+
 def history_window_findings(project: Project, files: list[Path], window_files: list[Path], config: Config,
                             knowledge: Knowledge, internal: list[FileError] | None = None,
                             called: Callable[[Path], tuple[str, ...]] | None = None,
                             python_files: list[Path] | None = None,
-                            stored: ModuleResults | None = None) -> list[Finding]:
+                            stored: ModuleResults | None = None,
+                            read: Callable[[list[HistoryCutsTask]], list[HistoryCutsResult]] | None = None
+                            ) -> list[Finding]:
     """PC009 reads the code of a cut, not a prompt layout: only files whose text may hold one
     (``files``), or that import a framework with a windowed history and name its window
     (``window_files``), are parsed (a file that does not parse is reported by the layout
@@ -635,7 +651,8 @@ def history_window_findings(project: Project, files: list[Path], window_files: l
     made PC009 nearly all of a warm run on agno's own tree (24 s of 25). A helper that cuts where
     its caller says (``trim(index, count)``) is reported at the calls made under a limit, found
     among the files that ``called`` says call it; with none, at the helper itself. Each file's
-    result is stored by its content (``stored``)."""
+    result is stored by its content (``stored``); those not stored are read by ``read`` (the
+    workers), else here, one after the other."""
     rule = RULES_BY_CODE["PC009"]
     if rule not in selected_rules(config.select, config.ignore, config.extend_select):
         return []
@@ -646,22 +663,48 @@ def history_window_findings(project: Project, files: list[Path], window_files: l
     findings: list[Finding] = []
     helpers: list[HelperCut] = []
     mode = "callers" if called is not None else "here"
+    known: dict[Path, tuple[list[Finding], list[HelperCut]]] = {}
+    tasks: list[HistoryCutsTask] = []
     for path in [*files, *window_files]:
         display = project.display(path)
         decoded = _decoded_cuts(stored.get("PC009", display, path, mode))
-        if decoded is None:
-            result = _history_cuts_of(rule, display, path, knowledge.history_windows, needs=words if path in only_windows
-                                      else (), with_helpers=called is not None, internal=internal)
-            if result is None:
-                continue
+        if decoded is not None:
+            known[path] = decoded
+        else:
+            tasks.append((display, path, knowledge.history_windows, words if path in only_windows else (),
+                          called is not None))
+    for (display, path, *_), (result, error) in zip(tasks, (read or _read_here)(tasks)):
+        if error is not None:
+            if internal is None:
+                raise RuntimeError(f"{error.path}: {error.message}")
+            internal.append(error)
+        if result is not None:
             stored.put("PC009", display, path, result, mode)
             decoded = _decoded_cuts(result)
             assert decoded is not None
-        findings += decoded[0]
-        helpers += decoded[1]
+            known[path] = decoded
+    for path in [*files, *window_files]:
+        if path in known:
+            findings += known[path][0]
+            helpers += known[path][1]
     if helpers and called is not None:
         findings += _helper_cut_findings(rule, project, helpers, called, python_files or [], stored)
     return findings
+
+
+def history_cuts_task(task: HistoryCutsTask) -> HistoryCutsResult:
+    """One module's PC009 result (a worker task; see history_window_findings)."""
+    display, path, windows, needs, with_helpers = task
+    failures: list[FileError] = []
+    rule = RULES_BY_CODE["PC009"]
+    assert isinstance(rule, SlidingHistoryWindow)
+    result = _history_cuts_of(rule, display, path, windows, needs=needs, with_helpers=with_helpers,
+                              internal=failures)
+    return result, failures[0] if failures else None
+
+
+def _read_here(tasks: list[HistoryCutsTask]) -> list[HistoryCutsResult]:
+    return [history_cuts_task(task) for task in tasks]
 
 
 def _history_cuts_of(rule: SlidingHistoryWindow, display: str, path: Path,

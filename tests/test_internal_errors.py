@@ -252,3 +252,38 @@ def test_a_crash_in_a_file_not_passed_is_still_reported(tmp_path: Path, monkeypa
     document = json.loads(result.stdout)
     assert [(e["path"], e["kind"]) for e in document["errors"]] == [("helpdesk/bot.py", INTERNAL_ERROR)]
     assert result.exit_code == EXIT_ERROR
+
+
+WINDOWED = '''
+class Chat:
+    def __init__(self):
+        self.messages = [{"role": "system", "content": "Be brief."}]
+
+    def add(self, text):
+        self.messages.append({"role": "user", "content": text})
+        if len(self.messages) > 20:
+            self.messages = self.messages[-20:]
+'''
+
+
+def test_a_pc009_crash_on_one_module_is_an_internal_error_and_the_other_module_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # PC009 reads modules apart from the layouts (in the workers on a large project): its failure
+    # comes back as the module's internal error, and the modules after it are still read.
+    rule = RULES_BY_CODE["PC009"]
+    original = type(rule).check_module
+
+    def check_module(self, path, tree, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(path).name == "a_first.py":
+            raise ZeroDivisionError("division by zero")
+        return original(self, path, tree, *args, **kwargs)
+
+    monkeypatch.setattr(type(rule), "check_module", check_module)
+    write_tree(tmp_path, {"a_first.py": WINDOWED, "b_second.py": WINDOWED})
+    code, out, _ = check(tmp_path, "--format", "json")
+    document = json.loads(out)
+    assert [(e["path"], e["kind"], e["exception"]) for e in document["errors"]] == [
+        ("a_first.py", INTERNAL_ERROR, "ZeroDivisionError: division by zero")]
+    assert "rule PC009" in document["errors"][0]["message"]
+    assert [(f["path"], f["line"], f["rule"]) for f in document["findings"]] == [("b_second.py", 8, "PC009")]
+    assert code == EXIT_ERROR

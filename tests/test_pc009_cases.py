@@ -231,6 +231,19 @@ class Conversation:
         return recent
 ''', [((7, 9, 7, 40), "`text` (the conversation as text, from `self.get_history_text()`) is cut "
                         "from the front to fit its limit" + CUT)]),
+    # swarms' dynamic context window: a helper function renders it, a search over its length cuts it.
+    "the conversation as text, cut where a search over its length lands": ('''
+class Agent:
+    # {"role": ...} messages for the llm
+    def fit(self, count_tokens, limit: int) -> str:
+        text = history_text(self.memory)
+        if count_tokens(text) > limit:
+            left, right = 0, len(text)
+            mid = (left + right) // 2
+            text = text[mid:]
+        return text
+''', [((8, 13, 8, 30), "`text` (the conversation as text, from `history_text(self.memory)`) is cut "
+                        "from the front to fit its limit" + CUT)]),
     "a window after an early return under the limit": ('''
 class ContextWindowFilter:
     # {"role": ...} messages for the llm
@@ -343,6 +356,15 @@ def page_excerpt(browser, llm, limit: int) -> str:
         text = text[len(text) - limit:]
     return llm.complete([{"role": "user", "content": text}])
 ''',
+    "a summary of the conversation, cut to its limit (not the history itself)": '''
+class Agent:
+    # {"role": ...} messages for the llm
+    def digest(self, count_tokens, limit: int) -> str:
+        text = self.summarize_history()
+        if count_tokens(text) > limit:
+            text = text[-limit:]
+        return text
+''',
     "the conversation as text cut to its start (the prefix stays)": '''
 class Conversation:
     # {"role": ...} messages for the llm
@@ -454,3 +476,43 @@ def one_off(convo: AgentConvo) -> AgentConvo:
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     found = [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
     assert found == [("convo.py", 6, "`self.messages` has messages cut out of its middle and is stored back" + CUT)]
+
+
+def test_a_helper_cut_is_a_method_cutting_its_own_history_where_its_parameters_say() -> None:
+    # What the engine asks of each module before it looks for callers (engine.history_window_findings).
+    import ast
+
+    from promptlint.checks import RULES_BY_CODE
+
+    source = '''
+def banner():
+    return "chat"
+
+def trim_all(messages, n):
+    messages = messages[:1] + messages[n:]
+    return messages
+
+class Convo:
+    def __init__(self):
+        self.messages = []
+
+    def forget(self):
+        self.messages = self.messages[:1] + self.messages[3:]
+
+    def window(self, n):
+        messages = list(self.messages)
+        messages = messages[:1] + messages[n:]
+        return messages
+
+    def drop(self, start):
+        self.messages = self.messages[:start] + self.messages[start + 2:]
+
+    def trim(self, trim_index, trim_count):
+        self.messages = self.messages[:trim_index] + self.messages[trim_index + trim_count:]
+'''
+    cuts = RULES_BY_CODE["PC009"].helper_cuts("convo.py", ast.parse(source))  # type: ignore[attr-defined]
+    # Not helpers: functions of no object, a cut of fixed bounds (`forget`), a cut of a local copy
+    # (`window`). Helpers: the object's own list, cut where a parameter says (one or two of them).
+    assert [(cut.method, cut.location.line, cut.history) for cut in cuts] == [
+        ("drop", 22, "self.messages"), ("trim", 25, "self.messages")]
+    assert {cut.how for cut in cuts} == {"has messages cut out of its middle and is stored back"}

@@ -361,8 +361,6 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
         return
     aliases = _import_aliases(tree)
     for call in nodes_of(tree, ast.Call):
-        if not isinstance(call, ast.Call):
-            continue
         name = _qualified(call.func, aliases)
         spec = windows.get(name) if name else None
         if spec is None:
@@ -428,8 +426,6 @@ def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
         return kept
     found: list[_HelperNode] = []
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
         if not params or params[0] != "self":
             continue
@@ -448,8 +444,6 @@ def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterat
     """``convo.trim(3, 2)`` under ``if len(convo.messages) > 11``: a helper cut called on a
     history-named object, under a limit test."""
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
         for node, guards in _walk_with_guards(function.body, ()):
             if not any(_is_budget_check(g) for g in guards) or not isinstance(node, (ast.Expr, ast.Assign)):
                 continue
@@ -463,8 +457,7 @@ def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
     """Statements that cut a history-named list from the front or the middle, each with its scope
     (the innermost guard around it, else its function)."""
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield from _cuts_in(function)
+        yield from _cuts_in(function)
 
 
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
@@ -495,8 +488,7 @@ def _history_texts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
     window as cutting the list (swarms' dynamic context window)."""
     found: dict[str, str] = {}
     for node in nodes_of(function, ast.Assign):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, ast.Call):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
             callee = node.value.func
             name = callee.attr if isinstance(callee, ast.Attribute) else callee.id if isinstance(callee, ast.Name) else ""
             if HISTORY_NAME.search(name) and "summar" not in name.lower():
@@ -509,14 +501,13 @@ def _length_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset
     ``mid = (left + right) // 2``): a cut at one of them moves with the text's length."""
     pairs: list[tuple[str, ast.expr]] = []
     for node in nodes_of(function, (ast.Assign, ast.AugAssign)):
-        if isinstance(node, (ast.Assign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
-                        and len(target.elts) == len(node.value.elts):
-                    pairs += [(t.id, v) for t, v in zip(target.elts, node.value.elts) if isinstance(t, ast.Name)]
-                elif isinstance(target, ast.Name):
-                    pairs.append((target.id, node.value))
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                    and len(target.elts) == len(node.value.elts):
+                pairs += [(t.id, v) for t, v in zip(target.elts, node.value.elts) if isinstance(t, ast.Name)]
+            elif isinstance(target, ast.Name):
+                pairs.append((target.id, node.value))
     names: set[str] = set()
     changed = True
     while changed:
@@ -553,7 +544,7 @@ def _lists_of_non_messages(function: ast.FunctionDef | ast.AsyncFunctionDef) -> 
     is not a prompt's history (bench/wild: tool-call hashes, browser alerts, blocker signals)."""
     found: set[str] = set()
     for node in nodes_of(function, ast.Call):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
                 and len(node.args) == 1 and _not_a_message(node.args[0]):
             found.add(ast.unparse(node.func.value))
     return found
@@ -660,7 +651,7 @@ def _is_budget_check(test: ast.expr) -> bool:
 
 def _tests_a_budget(test: ast.expr) -> bool:
     for node in nodes_of(test, ast.Compare):
-        if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops):
+        if all(isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops):
             operands = (node.left, *node.comparators)
             if not any(_is_index(o) for o in operands) and any(_is_size(o) for o in operands):
                 return True
@@ -703,7 +694,7 @@ def _front_slice(value: ast.expr, stored: bool) -> str | None:
 
 
 def _uses_len(node: ast.expr) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in nodes_of(node, ast.Call))
+    return any(isinstance(n.func, ast.Name) and n.func.id == "len" for n in nodes_of(node, ast.Call))
 
 
 def _slice_size(value: ast.expr) -> str:
@@ -724,8 +715,7 @@ def _unit_of(size: str) -> str:
 def _configured_size(value: ast.expr) -> bool:
     """The window's size is the object's own setting (``self._buffer_size``), not a caller's ``n``."""
     assert isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
-    return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
-               for node in nodes_of(value.slice, ast.Attribute))
+    return any(isinstance(node.value, ast.Name) and node.value.id == "self" for node in nodes_of(value.slice, ast.Attribute))
 
 
 def _kept_head(value: ast.expr) -> str | None:
