@@ -516,3 +516,30 @@ class Convo:
     assert [(cut.method, cut.location.line, cut.history) for cut in cuts] == [
         ("drop", 22, "self.messages"), ("trim", 25, "self.messages")]
     assert {cut.how for cut in cuts} == {"has messages cut out of its middle and is stored back"}
+
+
+def test_only_a_helper_cut_called_under_the_callers_limit_is_reported_there(tmp_path: Path) -> None:
+    # Beside the cut, the limit test guards other statements (a builtin call, a constant, another
+    # method of the same object); outside it, the helper called as a plain statement.
+    root = write_tree(tmp_path, {"convo.py": CONVO + '''
+    def save(self) -> None:
+        pass
+''', "agent.py": '''
+from convo import AgentConvo
+
+async def chat(llm, ask):
+    convo = AgentConvo()
+    convo.trim(1, 1)
+    while True:
+        if len(convo.messages) > 11:
+            print(len(convo.messages))
+            dropped = 2
+            convo.save()
+            convo.trim(3, dropped)
+        convo.messages.append({"role": "user", "content": await ask()})
+        convo.messages.append({"role": "assistant", "content": await llm(convo.messages)})
+'''})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    found = [(f.location.path, f.location.line) for f in result.findings if f.rule == "PC009"]
+    assert found == [("agent.py", 11)]
