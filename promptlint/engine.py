@@ -88,21 +88,9 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks)
         # PC009 reads modules, not layouts: while the workers are up, they read them too.
-        window_modules = {name.split(".")[0] for name in knowledge.history_windows}
-        window_packages = tuple(f"{name}." for name in sorted(window_modules))  # str.startswith: one C call
-        cut_files = [p for p in python_files if facts[p].history_cut]
-        window_files = [p for p in python_files if not facts[p].history_cut
-                        and any(i in window_modules or i.startswith(window_packages) for i in facts[p].imports)]
         history_modules = ModuleResults(cache, lambda p: facts[p].sha)
-        history_internal: list[FileError] = []
-
-        def read_in_workers(tasks: list[HistoryCutsTask]) -> list[HistoryCutsResult]:
-            sizes = [facts[task[1]].signature[1] for task in tasks]
-            return workers.map(history_cuts_task, tasks, sizes, sum(sizes) >= MIN_PARALLEL_BYTES)
-
-        history_found = history_window_findings(project, cut_files, window_files, config, knowledge,
-                                                history_internal, lambda p: called_names_of(p, facts[p], cache),
-                                                python_files, history_modules, read_in_workers)
+        history_found, history_internal = _history_cuts(project, python_files, facts, config, knowledge, cache,
+                                                        history_modules, workers)
     internal: list[FileError] = []  # promptlint's own failures in the rules (promptlint/internal.py)
     findings = run_rules(analysis.layouts, config, internal)
     pins = [p for p in python_files if facts[p].date_pin]
@@ -124,6 +112,28 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     finally:  # saved after the estimates: their token counts are stored too
         if cache is not None:
             cache.save()
+
+
+def _history_cuts(project: Project, python_files: list[Path], facts: dict[Path, FileFacts], config: Config,
+                  knowledge: Knowledge, cache: Cache | None, stored: ModuleResults,
+                  workers: Workers) -> tuple[list[Finding], list[FileError]]:
+    """PC009's findings over the files whose facts say they may cut a history or set a framework's
+    window, with the rule's own failures; the modules not stored yet are read by the workers."""
+    window_modules = {name.split(".")[0] for name in knowledge.history_windows}
+    window_packages = tuple(f"{name}." for name in sorted(window_modules))  # str.startswith: one C call
+    cut_files = [p for p in python_files if facts[p].history_cut]
+    window_files = [p for p in python_files if not facts[p].history_cut
+                    and any(i in window_modules or i.startswith(window_packages) for i in facts[p].imports)]
+
+    def read_in_workers(tasks: list[HistoryCutsTask]) -> list[HistoryCutsResult]:
+        sizes = [facts[task[1]].signature[1] for task in tasks]
+        return workers.map(history_cuts_task, tasks, sizes, sum(sizes) >= MIN_PARALLEL_BYTES)
+
+    internal: list[FileError] = []
+    found = history_window_findings(project, cut_files, window_files, config, knowledge, internal,
+                                    lambda p: called_names_of(p, facts[p], cache), python_files,
+                                    stored, read_in_workers)
+    return found, internal
 
 
 def _configured_callback_files(python_files: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
