@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from promptlint.analysis.templates import format_text
+from promptlint.analysis.values import Text, unknown
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.estimate import estimate
-from promptlint.model import Finding
+from promptlint.model import Finding, Hole, Literal, Location
 from tests.conftest import write_tree
 
 HEAD = '''
@@ -396,3 +400,56 @@ def answer(question: str, history: list):
     assert f.message == ("per-request clock `datetime.now()` comes before 562 characters of stable text and the "
                          "conversation history (system prompt, conversation history, message of unknown role) in "
                          f"the `google.genai.generate_content` prompt; {PER_REQUEST}")
+
+
+
+def test_a_positional_format_slot_is_named_by_its_braces() -> None:
+    """`"ID: {}".format(value)` has no slot name: the step says `{}`, not an empty name."""
+    where = Location("app.py", 3, 12, 3, 20)
+    value = unknown("chunk_id", Location("app.py", 2, 5, 2, 13))
+    text = format_text(Text((Literal("ID: {}", where),)), [value], {}, "format")
+    [hole] = [seg for seg in text.segs if isinstance(seg, Hole)]
+    assert [step.description for step in hole.path] == ["fills template slot `{}`"]
+    assert hole.path[0].location == Location("app.py", 3, 16, 3, 18)
+
+
+@pytest.mark.parametrize(("loop", "line"), [
+    ("for i, doc in enumerate(docs):\n        out.append(f'[{i}] ' + doc.page_content)", 13),
+    ("for i, doc in enumerate(docs, start=1):\n        out.append('[{}] '.format(i) + doc.page_content)", 13),
+    ("for label, doc in zip(LABELS, docs):\n        out.append(label + doc.page_content)", 14),
+    ("for doc in filter(None, docs):\n        out.append(doc.page_content)", 14),
+])
+def test_retrieved_items_stay_retrieved_through_enumerate_zip_and_filter(tmp_path: Path, loop: str,
+                                                                         line: int) -> None:
+    """The items of a lookup's results are as volatile when the loop numbers, pairs or filters them;
+    the finding points at the slot the index fills, or else at the join of the items."""
+    [f] = findings(tmp_path, f'''
+from langchain_community.vectorstores import FAISS
+store = FAISS.load_local("index", None)
+LABELS = ["first", "second", "third"]
+def context(docs) -> str:
+    out = []
+    {loop}
+    return "\\n".join(out)
+def ask(question: str, history: list) -> str:
+    system = context(store.similarity_search(question)) + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
+''')
+    assert (f.rule, f.severity.value) == ("PC001", "error")
+    assert f.message.startswith("per-request retrieval `store.similarity_search(question)` comes before")
+    assert f.location.line == line
+
+
+def test_enumerate_over_a_known_list_keeps_its_items(tmp_path: Path) -> None:
+    """`enumerate` over a list of known items unrolls to the items and their indexes: the clock in
+    the second example is found where it is, with the known text around it counted."""
+    [f] = findings(tmp_path, '''
+def ask(question: str, history: list) -> str:
+    examples = ["Q: 2+2? A: 4", f"Asked at {datetime.now()}"]
+    shots = "".join(f"Example {n}: {text}\\n" for n, text in enumerate(examples, 1))
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": shots + RULES}, *history, {"role": "user", "content": question}])
+''')
+    assert f.message.startswith("per-request clock `datetime.now()` comes before 560 characters")
+    assert (f.location.line, f.location.column) == (8, 45)

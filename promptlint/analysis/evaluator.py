@@ -32,7 +32,6 @@ from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.values import (
     NONE,
-    VOLATILITY_RANK,
     ClassVal,
     FuncVal,
     Instance,
@@ -63,6 +62,7 @@ from promptlint.analysis.values import (
     most_volatile,
     render_json,
     unknown,
+    volatile_item,
 )
 from promptlint.knowledge import Knowledge
 from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Via, Volatility
@@ -594,15 +594,9 @@ class Evaluator:
         return None, None
 
     def element_of(self, iterable: Value, node: ast.AST, frame: Frame) -> Value:
-        if isinstance(iterable, Unknown) and iterable.hole.volatility.is_volatile:
-            return iterable
-        # A list of unknown length whose run of items is volatile (a lookup's result list): each item
-        # is. Not the conversation history: its items are messages, judged as the history.
-        spliced = [item.hole for item in iterable.items if isinstance(item, Splice)
-                   and item.hole.volatility.is_volatile and not item.hole.is_history] \
-            if isinstance(iterable, Seq) else []
-        if spliced:
-            return Unknown(max(spliced, key=lambda hole: VOLATILITY_RANK[hole.volatility]))
+        volatile = volatile_item(iterable)
+        if volatile is not None:
+            return volatile
         return unknown(frame.module.snippet(node) + " item", frame.module.location(node))
 
     # --- binding -----------------------------------------------------------------------------

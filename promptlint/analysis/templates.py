@@ -19,6 +19,7 @@ from promptlint.analysis.values import (
     NONE,
     Mapping,
     NoneVal,
+    Number,
     Obj,
     PathVal,
     Seq,
@@ -38,6 +39,7 @@ from promptlint.analysis.values import (
     most_volatile,
     render_json,
     unknown,
+    volatile_item,
 )
 from promptlint.model import Hole, Literal, Location, Origin, Step, Volatility
 
@@ -244,7 +246,7 @@ def format_text(template: Text, args: list[Value], kwargs: dict[str, Value], sty
             if value is None:
                 pieces.append((Hole(Volatility.UNKNOWN, "{" + name + "}", where),))
             else:
-                pieces.append(slot_value(value, where, name))
+                pieces.append(slot_value(value, where, name or "{}"))  # `{}`: a positional slot
     return concat(*pieces)
 
 
@@ -812,6 +814,24 @@ def template_method(ev: "Evaluator", template: TemplateVal, name: str, args: lis
     return unknown(frame.module.snippet(node), frame.module.location(node))
 
 
+def enumerated(source: Value, start: Value | None, where: Location | None) -> Value:
+    """``enumerate(source)``: the (index, item) pairs of a known list; over a volatile value (a
+    lookup's results) each pair is as volatile, so ``for i, doc in enumerate(docs)`` keeps what
+    ``doc`` is. An index goes with its item: the same items give the same indexes."""
+    volatile = volatile_item(source)
+    if volatile is not None:
+        return Seq((Splice(volatile.hole),))
+    if not isinstance(source, Seq):
+        return unknown("enumerate", where)
+    if any(isinstance(item, Splice) for item in source.items):
+        return Seq((Splice(Hole(Volatility.UNKNOWN, "enumerate", where)),), source.order)
+    offset = literal_text(start) if start is not None else "0"
+    first = int(offset) if offset is not None and offset.lstrip("-").isdigit() else None
+    return Seq(tuple(Seq((Number((Literal(str(first + index), None),)) if first is not None
+                          else unknown("index", where, Volatility.STABLE), item))
+                     for index, item in enumerate(source.items)), source.order)
+
+
 def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dict[str, Value],
                   frame: "Frame", node: ast.Call | None) -> Value | None:
     """Known library functions that build or load prompt text; None when not one of them."""
@@ -850,8 +870,15 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         return Mapping(tuple((literal_text(k), NONE) for k in first.items), first.order)
     if qualname in ("collections.OrderedDict", "collections.defaultdict"):
         return first if isinstance(first, Mapping) else Mapping(tuple(kwargs.items()))
-    if qualname in ("enumerate", "zip", "filter", "map") and args:
+    if qualname == "enumerate" and args:
+        return enumerated(args[0], args[1] if len(args) > 1 else kwargs.get("start"), where)
+    if qualname in ("zip", "filter", "map") and args:
         source = args[-1] if qualname in ("filter", "map") else args[0]
+        # `for name, doc in zip(names, docs)`: an item with a volatile part is volatile as a whole.
+        volatile = next(filter(None, map(volatile_item, args[1:] if qualname in ("filter", "map") else args)),
+                        None)
+        if volatile is not None:
+            return Seq((Splice(volatile.hole),))
         if isinstance(source, Seq):
             return Seq(tuple(Splice(Hole(Volatility.UNKNOWN, qualname, where)) for _ in source.items[:1]),
                        source.order)

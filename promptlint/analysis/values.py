@@ -198,6 +198,21 @@ def most_volatile(value: Value) -> Hole | None:
     return best
 
 
+def volatile_item(iterable: Value) -> Unknown | None:
+    """What each item of ``iterable`` is when it is volatile: a volatile value's items are as
+    volatile (its origin and path kept); so is every item of a list of unknown length whose run
+    of items is volatile (a lookup's result list). Not the conversation history: its items are
+    messages, judged as the history."""
+    if isinstance(iterable, Unknown):
+        return iterable if iterable.hole.volatility.is_volatile else None
+    if isinstance(iterable, Seq):
+        runs = [item.hole for item in iterable.items if isinstance(item, Splice)
+                and item.hole.volatility.is_volatile and not item.hole.is_history]
+        if runs:
+            return Unknown(max(runs, key=lambda hole: VOLATILITY_RANK[hole.volatility]))
+    return None
+
+
 def is_structured(value: Value) -> bool:
     """A dict, an object, or a list of them (a list of messages): what an unknown call is handed
     is not text it edits, so its result does not carry their volatility (a model's reply does not
