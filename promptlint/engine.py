@@ -19,7 +19,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from promptlint import cache as cache_store
 from promptlint.analysis.evaluator import PASSED_TO
@@ -97,7 +97,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config, internal)
     findings += history_found
     internal += history_internal
-    findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd)
+    findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd, analysis.layouts)
     errors = _errors([*requested.errors, *internal], {**analysis.errors, **project.errors},
                      [(cwd / p).resolve() for p in paths], cwd)
     failed = {e.path for e in errors} & {os.path.relpath(p, cwd) for p in requested.python} if errors else set()
@@ -796,7 +796,8 @@ def _helper_cut_findings(rule: SlidingHistoryWindow, project: Project, helpers: 
                        if h.method not in reported]
 
 
-def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd: Path) -> list[Finding]:
+def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd: Path,
+             layouts: Sequence[PromptLayout] = ()) -> list[Finding]:
     """Keep what the user asked to see: requested paths, severity, per-file ignores; one finding
     per place (a more specific rule replaces a general one at the same spot)."""
     kept: dict[tuple, Finding] = {}
@@ -809,7 +810,7 @@ def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd
         current = kept.get(key)
         if current is None:
             kept[key] = finding
-        elif _preferred(finding, current):
+        elif _preferred(finding, current, layouts):
             kept[key] = _also_reaches(finding, current)
         else:
             kept[key] = _also_reaches(current, finding)
@@ -845,13 +846,24 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
     return result
 
 
-def _preferred(finding: Finding, current: Finding) -> bool:
+def _preferred(finding: Finding, current: Finding, layouts: Sequence[PromptLayout] = ()) -> bool:
     """Of two findings at one place: the one judged on a whole request (a known LLM call) over one
-    judged at its assembly point alone, then the more severe."""
+    judged at its assembly point alone, then the more severe; of one call's, the one on the longer
+    request (an agent loop's next pass, its history grown): what every later step loses."""
     known, current_known = not is_assembly(finding.call_site), not is_assembly(current.call_site)
     if known != current_known:
         return known
-    return finding.severity.rank > current.severity.rank
+    if finding.severity is not current.severity:
+        return finding.severity.rank > current.severity.rank
+    return finding.call_site.location == current.call_site.location and \
+        _segments_after_bust(finding, layouts) > _segments_after_bust(current, layouts)
+
+
+def _segments_after_bust(finding: Finding, layouts: Sequence[PromptLayout]) -> int:
+    index = finding.layout_index
+    if index is None or not 0 <= index < len(layouts) or finding.bust_index is None:
+        return 0
+    return len(layouts[index].segments()) - finding.bust_index
 
 
 def _also_reaches(kept: Finding, dropped: Finding) -> Finding:

@@ -93,6 +93,23 @@ def save(messages: list, path: str, length: int) -> None:
     kept = messages[:1] + messages[1 + max(0, len(messages) - length):]
     json.dump(kept, open(path, "w"))
 ''', [((4, 5, 4, 72), "`messages` keeps its first message and only the latest ones after it" + CUT)]),
+    "the system message kept as an item, the last turns after it, in an agent loop": ('''
+def run(client, task: str) -> None:
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": task}]
+    while True:
+        if len(messages) > 20:
+            messages = [messages[0]] + messages[-10:]
+        reply = client.chat.completions.create(model="gpt-4o", messages=messages)
+        messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+''', [((5, 13, 5, 54), "`messages` keeps its first message and only the latest ones after it" + CUT)]),
+    "the system message kept and the last turns unpacked after it": ('''
+def window(history: list, keep: int) -> list:
+    # [{"role": ...}] for the llm
+    return [history[0], *history[len(history) - keep:]]
+def send(client, history: list) -> None:
+    history = [history[0], *history[-8:]]
+    client.chat.completions.create(model="gpt-4o", messages=history)
+''', [((5, 5, 5, 42), "`history` keeps its first message and only the latest ones after it" + CUT)]),
     "part of an earlier message deleted under a budget": ('''
 def drop_images(conversation: list, max_images: int) -> None:
     # {"role": "user", "content": [...]} for the llm
@@ -268,6 +285,13 @@ class AgentConvo:
         self.messages = self.messages[:k] + self.messages[n:]
         messages = self.messages
         messages = messages[:k] + messages[k + n:]
+''',
+    "the first item kept before a fixed remainder or another message": '''
+def reorder(messages: list) -> list:
+    # [{"role": ...}] for the llm
+    messages = [messages[0]] + messages[1:]
+    messages = [messages[1]] + messages[-3:]
+    return [messages[0], *messages[2:]]
 ''',
     "hashes of tool calls, capped": '''
 class LoopDetector:

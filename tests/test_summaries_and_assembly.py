@@ -1480,3 +1480,97 @@ def chat(self, content):
 ''', True))]
     wrappers = infer_wrappers([(name, flows, True) for name, _, flows in stored], UNTRACEABLE)
     assert reached_calls(stored, wrappers) == {"chat": (("app/chat.py", 4),)}
+
+
+REWRITTEN_SYSTEM = '''
+from openai import OpenAI
+
+RULES = "You control a browser. Use exactly one action per reply. " * 60
+client = OpenAI()
+
+
+def run(task: str, browser) -> None:
+    messages = [{"role": "system", "content": RULES}, {"role": "user", "content": task}]
+    observation = ""
+    for step in range(20):
+        %s
+        reply = client.chat.completions.create(model="gpt-4o", messages=messages)
+        action = reply.choices[0].message.content
+        messages.append({"role": "assistant", "content": action})
+        observation = browser.do(action)
+        messages.append({"role": "user", "content": observation})
+'''
+
+
+def test_an_agent_loop_rewriting_messages_0_sends_the_new_system_message(tmp_path: Path) -> None:
+    # Issue 18: `messages[0] = ...` on every pass, the step counter first, the history after it.
+    found = findings(tmp_path, {"agent.py": REWRITTEN_SYSTEM % (
+        'messages[0] = {"role": "system", "content": f"Step {step} of 20.\\\\n" + RULES}')})
+    assert [(f[1], f[2]) for f in found] == [(11, "error")], found
+    assert found[0][3].startswith("per-request counter `step` comes before 3,429 characters of stable text and the "
+                                  "conversation history (system prompt, earlier user message, assistant message) "
+                                  "in the `openai.chat.completions` prompt")
+
+
+def test_the_last_observation_written_into_the_system_message_is_loop_state(tmp_path: Path) -> None:
+    # `observation` is read by the prompt before the pass assigns it: it carries the last reply.
+    found = findings(tmp_path, {"agent.py": REWRITTEN_SYSTEM % (
+        'messages[0]["content"] = f"Last observation: {observation}\\\\n" + RULES')})
+    assert [(f[1], f[2]) for f in found] == [(11, "error")], found
+    assert found[0][3].startswith("per-request loop-state `observation` comes before 3,422 characters")
+
+
+def test_look_alikes_of_a_rewritten_system_message_are_quiet(tmp_path: Path) -> None:
+    # The same constant written again, the observation in the last user turn, a dict key kept in place.
+    for number, line in enumerate((
+            'messages[0]["content"] = RULES',
+            'messages[-1] = {"role": "user", "content": f"Observation: {observation}"}',
+            'messages[0]["role"] = "system"')):
+        found = findings(tmp_path / str(number), {"agent.py": REWRITTEN_SYSTEM % line})
+        assert found == [], (line, found)
+
+
+def test_an_item_is_replaced_where_it_is() -> None:
+    from promptlint.analysis.evaluator import replaced_item
+    from promptlint.analysis.values import Mapping, Seq, Splice, lit, unknown
+
+    system = Mapping((("role", lit("system")), ("content", lit("Be brief."))))
+    history = Splice(unknown("history").hole)
+    messages = Seq((system, lit("user turn")))
+    new = lit("Step 2. Be brief.")
+    # A dict keeps a key's place; a new key goes last.
+    assert replaced_item(system, ["role"], lit("developer"), None) == \
+        Mapping((("role", lit("developer")), ("content", lit("Be brief."))))
+    assert replaced_item(system, ["name"], lit("bot"), None) == Mapping((*system.entries, ("name", lit("bot"))))
+    # `messages[0]["content"] = ...` and `messages[-1] = ...` on known items.
+    assert replaced_item(messages, ["0", "content"], new, None) == \
+        Seq((Mapping((("role", lit("system")), ("content", new))), lit("user turn")))
+    assert replaced_item(messages, ["-1"], new, None) == Seq((system, new))
+    # Behind (or, from the end, before) a run of unknown length, an index could be anywhere.
+    assert replaced_item(Seq((history, system)), ["1"], new, None) is None
+    assert replaced_item(Seq((system, history)), ["-1"], new, None) is None
+    assert replaced_item(Seq((system, history)), ["0"], new, None) == Seq((new, history))
+    # Unknown keys, a missing nested key, an index out of range: not known.
+    assert replaced_item(messages, [None], new, None) is None
+    assert replaced_item(system, ["missing", "x"], new, None) is None
+    assert replaced_item(messages, ["5"], new, None) is None
+
+
+def test_what_a_loop_carries_to_its_next_pass() -> None:
+    from promptlint.analysis.evaluator import _loop_carried
+
+    loop = ast.parse('''
+for step in range(9):
+    prompt = f"{observation} {note} {mode} {total}" + RULES
+    reply = send(prompt)
+    observation = reply.text
+    note = summarize(note, reply)
+    mode = "act"
+    total = total + 1
+    fresh = make()
+    print(fresh)
+''').body[0]
+    assert isinstance(loop, ast.For)
+    # Read before the pass assigns it a computed value: carried. A constant, or a name made and
+    # used within one pass, is the same on every pass.
+    assert set(_loop_carried(loop.body)) == {"observation", "note", "total"}

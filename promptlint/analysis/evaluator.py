@@ -665,17 +665,22 @@ class Evaluator:
                            messages=conversation("the agent's session history"))
 
     def bind_subscript(self, target: ast.Subscript, value: Value, frame: Frame) -> None:
-        path = _dotted(target.value)
+        """``d[key] = v``, ``messages[0] = message``, ``messages[0]["content"] = text``: the item is
+        replaced where it is, so an agent loop that rewrites its system message sends the new one."""
+        keys: list[str | None] = []
+        node: ast.expr = target
+        while isinstance(node, ast.Subscript):
+            keys.insert(0, literal_text(self.eval(node.slice, frame)))
+            node = node.value
+        path = _dotted(node)
         if not path:
             return
         container = frame.locals.get(path)
         if container is None and "." not in path:
             container = self.lookup_name(path, frame, target)
-        key = literal_text(self.eval(target.slice, frame))
-        if isinstance(container, Mapping):
-            order = container.order or frame.order_taint
-            entries = tuple((k, v) for k, v in container.entries if k != key or key is None)
-            frame.locals[path] = Mapping((*entries, (key, value)), order)
+        updated = replaced_item(container, keys, value, frame.order_taint)
+        if updated is not None:
+            frame.locals[path] = updated
 
     # --- expressions -------------------------------------------------------------------------
 
@@ -2276,7 +2281,29 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
             name = _grown_name(node)
             if name is not None:
                 found.setdefault(name, node)
+    for name, node in _read_then_reassigned(body).items():
+        found.setdefault(name, node)
     body[0].__dict__["_loop_carried"] = found
+    return found
+
+
+def _read_then_reassigned(body: list[ast.stmt]) -> dict[str, ast.Assign]:
+    """`observation = run(action)` after the prompt read `observation`: a name the body reads
+    before it assigns it a computed value (a call's result, or a value made in the body) carries
+    the last pass's value into the next request. A constant assigned again is the same every pass."""
+    read: set[str] = set()
+    made: set[str] = set()
+    found: dict[str, ast.Assign] = {}
+    for stmt in body:
+        for node in nodes_of(stmt, ast.Assign):
+            if len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Name) \
+                    and target.id not in made:
+                loaded = {n.id for n in nodes_of(node.value, ast.Name)}
+                if (target.id in read or target.id in loaded) and (
+                        any(True for _ in nodes_of(node.value, ast.Call)) or not loaded.isdisjoint(made)):
+                    found.setdefault(target.id, node)
+        read |= {n.id for n in nodes_of(stmt, ast.Name) if isinstance(n.ctx, ast.Load)}
+        made |= {n.id for n in nodes_of(stmt, ast.Name) if isinstance(n.ctx, ast.Store)}
     return found
 
 
@@ -2314,6 +2341,37 @@ def _is_message_list(value: Value) -> bool:
         if isinstance(item, Mapping) and item.get("role") is not None or isinstance(item, (Obj, Instance)):
             return True
     return False
+
+
+def replaced_item(container: Value | None, keys: list[str | None], value: Value,
+                  order_taint: Hole | None) -> Value | None:
+    """``container`` with the item at ``keys`` (dict keys, list indexes) set to ``value``; None
+    when the place is not known. A dict keeps a key's place (a new key goes last; under a loop over
+    an unordered collection, the dict's order is that loop's). A list index counts known items
+    only: behind an unknown-length run, the index could be anywhere."""
+    if not keys:
+        return value
+    key, rest = keys[0], keys[1:]
+    if isinstance(container, Mapping):
+        present = key is not None and any(k == key for k, _ in container.entries)
+        if rest and not present:
+            return None
+        item = replaced_item(container.get(key), rest, value, order_taint) if rest and key is not None else value
+        if item is None:
+            return None
+        entries = tuple((k, item if k == key else v) for k, v in container.entries) if present \
+            else (*container.entries, (key, item))
+        return Mapping(entries, container.order or order_taint)
+    if isinstance(container, Seq) and key is not None and key.lstrip("-").isdigit():
+        items = container.items
+        index = int(key)
+        position = index if index >= 0 else len(items) + index
+        if not 0 <= position < len(items) or \
+                any(isinstance(i, Splice) for i in (items[:position + 1] if index >= 0 else items[position:])):
+            return None
+        item = replaced_item(items[position], rest, value, order_taint)
+        return None if item is None else Seq((*items[:position], item, *items[position + 1:]), container.order)
+    return None
 
 
 def _is_counter_step(stmt: ast.AugAssign) -> bool:

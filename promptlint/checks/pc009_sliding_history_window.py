@@ -4,7 +4,7 @@ r"""PC009 sliding-history-window.
 Finds conversation histories that are cut from the front or the middle one message at a time once
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens,
-`messages[:1] + messages[len(messages) - limit:]`, a `get_messages()` that returns only the last
+`messages[:1] + messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`), a `get_messages()` that returns only the last
 `buffer_size` messages of what it holds, the conversation rendered as text
 (`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework
 settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
@@ -719,20 +719,33 @@ def _configured_size(value: ast.expr) -> bool:
 
 
 def _kept_head(value: ast.expr) -> str | None:
-    """``h[:1] + h[k:]`` with a computed ``k``: the first message kept, the oldest others dropped."""
-    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+    """``h[:1] + h[k:]``, ``[h[0]] + h[k:]`` or ``[h[0], *h[k:]]`` with a computed or negative
+    ``k``: the first message kept, the oldest others dropped."""
+    if isinstance(value, ast.List) and len(value.elts) == 2 and isinstance(value.elts[1], ast.Starred):
+        head, tail = value.elts[0], value.elts[1].value
+    elif isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        head, tail = value.left, value.right
+        if isinstance(head, ast.List) and len(head.elts) == 1:
+            head = head.elts[0]
+    else:
         return None
-    head, tail = value.left, value.right
-    if not (isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Slice)
-            and head.slice.lower is None and isinstance(head.slice.upper, ast.Constant)):
-        return None
-    history = _history(head.value)
+    history = _first_items_of(head)
     if history is None or not isinstance(tail, ast.Subscript) or not isinstance(tail.slice, ast.Slice):
         return None
     lower = tail.slice.lower
     if lower is None or isinstance(lower, ast.Constant) or ast.unparse(tail.value) != history:
         return None
     return history
+
+
+def _first_items_of(head: ast.expr) -> str | None:
+    """The history whose first items ``head`` is: ``h[:1]`` (a constant end) or ``h[0]``."""
+    if isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Slice):
+        constant_end = head.slice.lower is None and isinstance(head.slice.upper, ast.Constant)
+        return _history(head.value) if constant_end else None
+    if isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Constant) and head.slice.value == 0:
+        return _history(head.value)
+    return None
 
 
 def _middle_cut(value: ast.expr) -> str | None:
