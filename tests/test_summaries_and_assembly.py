@@ -1562,8 +1562,9 @@ def test_what_a_loop_carries_to_its_next_pass() -> None:
     loop = ast.parse('''
 for step in range(9):
     prompt = f"{observation} {note} {mode} {total}" + RULES
-    reply = send(prompt)
+    reply = send(prompt, agent=agent)
     observation = reply.text
+    agent = reply.agent
     note = summarize(note, reply)
     mode = "act"
     total = total + 1
@@ -1571,6 +1572,6 @@ for step in range(9):
     print(fresh)
 ''').body[0]
     assert isinstance(loop, ast.For)
-    # Read before the pass assigns it a computed value: carried. A constant, or a name made and
-    # used within one pass, is the same on every pass.
+    # Written into text before the pass assigns it a computed value: carried. A constant, a name
+    # made and used within one pass, an object handed on (swarm's `agent = response.agent`): not.
     assert set(_loop_carried(loop.body)) == {"observation", "note", "total"}

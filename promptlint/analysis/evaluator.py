@@ -2288,23 +2288,36 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
 
 
 def _read_then_reassigned(body: list[ast.stmt]) -> dict[str, ast.Assign]:
-    """`observation = run(action)` after the prompt read `observation`: a name the body reads
-    before it assigns it a computed value (a call's result, or a value made in the body) carries
-    the last pass's value into the next request. A constant assigned again is the same every pass."""
-    read: set[str] = set()
+    """`observation = run(action)` after the prompt wrote `observation` into text: a name the body
+    puts into text before it assigns it a computed value (a call's result, or a value made in the
+    body) carries the last pass's value into the next request. A constant assigned again is the
+    same every pass; an object handed on (`agent = response.agent`, changed by a hand-off only) is
+    not text the pass rewrites."""
+    written: set[str] = set()
     made: set[str] = set()
     found: dict[str, ast.Assign] = {}
     for stmt in body:
         for node in nodes_of(stmt, ast.Assign):
             if len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Name) \
-                    and target.id not in made:
+                    and target.id in written and target.id not in made:
                 loaded = {n.id for n in nodes_of(node.value, ast.Name)}
-                if (target.id in read or target.id in loaded) and (
-                        any(True for _ in nodes_of(node.value, ast.Call)) or not loaded.isdisjoint(made)):
+                if any(True for _ in nodes_of(node.value, ast.Call)) or not loaded.isdisjoint(made):
                     found.setdefault(target.id, node)
-        read |= {n.id for n in nodes_of(stmt, ast.Name) if isinstance(n.ctx, ast.Load)}
+        written |= _names_written_into_text(stmt)
         made |= {n.id for n in nodes_of(stmt, ast.Name) if isinstance(n.ctx, ast.Store)}
     return found
+
+
+def _names_written_into_text(node: ast.AST) -> set[str]:
+    """Names placed into text: `f"{x}"`, `"..." + x`, `template.format(x)`, `"\\n".join(x)`."""
+    names = {part.value.id for part in nodes_of(node, ast.FormattedValue) if isinstance(part.value, ast.Name)}
+    for operation in nodes_of(node, ast.BinOp):
+        if isinstance(operation.op, (ast.Add, ast.Mod)):
+            names |= {side.id for side in (operation.left, operation.right) if isinstance(side, ast.Name)}
+    for call in nodes_of(node, ast.Call):
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ("format", "join"):
+            names |= {arg.id for arg in (*call.args, *(k.value for k in call.keywords)) if isinstance(arg, ast.Name)}
+    return names
 
 
 def _grown_name(node: ast.stmt) -> str | None:
