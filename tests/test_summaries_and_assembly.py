@@ -1521,11 +1521,13 @@ def test_the_last_observation_written_into_the_system_message_is_loop_state(tmp_
 
 
 def test_look_alikes_of_a_rewritten_system_message_are_quiet(tmp_path: Path) -> None:
-    # The same constant written again, the observation in the last user turn, a dict key kept in place.
+    # The same constant written again, the observation in the last user turn, a dict key kept in
+    # place, the system text trimmed by a call the analysis cannot follow (its text is kept).
     for number, line in enumerate((
             'messages[0]["content"] = RULES',
             'messages[-1] = {"role": "user", "content": f"Observation: {observation}"}',
-            'messages[0]["role"] = "system"')):
+            'messages[0]["role"] = "system"',
+            'messages[0]["content"] = shorten(messages[0]["content"], 4000)')):
         found = findings(tmp_path / str(number), {"agent.py": REWRITTEN_SYSTEM % line})
         assert found == [], (line, found)
 

@@ -678,6 +678,11 @@ class Evaluator:
         container = frame.locals.get(path)
         if container is None and "." not in path:
             container = self.lookup_name(path, frame, target)
+        if (len(keys) > 1 or isinstance(container, Seq)) and isinstance(value, Unknown) \
+                and not value.hole.volatility.is_volatile:
+            # A message rewritten by a call the analysis cannot follow (`msg[0]["content"] =
+            # trim(msg[0]["content"], limit)`) most likely keeps its text, trimmed or escaped.
+            return
         updated = replaced_item(container, keys, value, frame.order_taint)
         if updated is not None:
             frame.locals[path] = updated
