@@ -3,7 +3,7 @@
 | rule | fix | safety |
 |---|---|---|
 | PC004 | add `sort_keys=True` to the `json.dumps` call | safe: same data, one key order |
-| PC002, PC003 (set order) | iterate `sorted(...)` instead of the set | safe: same items, one order |
+| PC002, PC003 (set order, directory listing) | iterate `sorted(...)` instead | safe: same items, one order |
 | PC001 (simple f-string) | move the f-string's volatile line into the final user message | unsafe: changes the text |
 
 A fix is a set of ``Edit``s (character offsets into the file as analyzed). Each replaces one
@@ -163,8 +163,9 @@ def _with_sort_keys(call: cst.Call) -> cst.Call:
 # --- PC002 / PC003: iterate sorted(...) instead of a set -------------------------------------
 
 def fix_set_order(finding: Finding, sources: Sources) -> Fix | None:
+    """A set's or a directory listing's items iterated in sorted order."""
     origin = finding.volatile_source
-    if origin is None or origin.category != "set-order":
+    if origin is None or origin.category not in ("set-order", "dir-order"):
         return None
     source = sources.get(origin.location.path)
     if source is None:
@@ -172,11 +173,11 @@ def fix_set_order(finding: Finding, sources: Sources) -> Fix | None:
     node = source.node_at(origin.location)
     if node is None:
         return None
+    what = "iterate the set in sorted order" if origin.category == "set-order" else "iterate the listing in sorted order"
     direct = _sorted_in_place(source, node)
     if direct is not None:
-        return _fix("iterate the set in sorted order", True, [direct])
-    uses = _iterations_of_assigned_name(source, node)
-    return _fix("iterate the set in sorted order", True, uses)
+        return _fix(what, True, [direct])
+    return _fix(what, True, _iterations_of_assigned_name(source, node))
 
 
 def _sorted_call(node: cst.BaseExpression) -> cst.Call:

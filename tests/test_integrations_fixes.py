@@ -84,6 +84,31 @@ def test_fix_sorts_sets_in_place(tmp_path: Path, before: str, after: str) -> Non
     assert rules_found(tmp_path) == []
 
 
+LISTED_SKILLS = """
+import os
+from openai import OpenAI
+RULES = "Use a skill only when the task names its trigger words. " * 40
+def run(task: str, history: list):
+    names = os.listdir("skills")  # one folder per skill
+    skills = "\\n".join(f"- {name}" for name in names)
+    return OpenAI().chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": "Skills:\\n" + skills + "\\n" + RULES}, *history,
+        {"role": "user", "content": task}])
+"""
+
+
+def test_fix_sorts_a_directory_listing_where_it_is_iterated(tmp_path: Path) -> None:
+    write_tree(tmp_path, LISTED_SKILLS)
+    assert rules_found(tmp_path) == ["PC003"]
+    code, out, _ = fix_run(tmp_path, "--show-fixes")
+    assert '+    skills = "\\n".join(f"- {name}" for name in sorted(names))' in out.splitlines()
+    code, _, _ = fix_run(tmp_path, "--fix")
+    text = (tmp_path / "app.py").read_text()
+    assert code == 0 and 'skills = "\\n".join(f"- {name}" for name in sorted(names))' in text
+    assert 'names = os.listdir("skills")  # one folder per skill' in text
+    assert rules_found(tmp_path) == []
+
+
 def test_unsafe_fix_needs_the_flag_and_can_be_previewed(tmp_path: Path) -> None:
     write_tree(tmp_path, CLOCK_BUST)
     original = (tmp_path / "app.py").read_text()

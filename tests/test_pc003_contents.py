@@ -102,3 +102,27 @@ def ask(question: str, history: list) -> str:
     # after them is lost too, so the figure is a lower bound.
     assert finding.estimate.unknown_length
     assert finding.estimate.lost_tokens_per_call is not None and finding.estimate.lost_tokens_per_call > 1024
+
+
+def test_a_directory_listing_says_whose_order_it_is(tmp_path: Path) -> None:
+    # A listing at import time keeps the machine's order (not "once per process"); the tools list
+    # is PC002's, the skill list before the rules PC003's; both warnings.
+    results = found(tmp_path, '''
+import glob
+import os
+LISTED_TOOLS = [{"type": "function", "function": {"name": path}} for path in glob.glob("tools/*.json")]
+def ask(question: str, history: list) -> str:
+    skills = "\\\\n".join(os.listdir("skills"))
+    return client.chat.completions.create(model="gpt-4o", tools=LISTED_TOOLS, messages=[
+        {"role": "system", "content": skills + RULES}, *history, {"role": "user", "content": question}])
+''')
+    machine = ("a directory lists its entries in the file system's order, not sorted: one order on a machine until "
+               "files change, another on the next machine, replica or checkout")
+    assert results == [
+        ("PC002", "warning", f"tool definitions of the `{CALL}` call are sent in an order that changes between runs "
+                             "(order-unstable dir-order `glob.glob(\"tools/*.json\")`); tools come first in the prompt, "
+                             f"so the whole request misses the cache; {machine}"),
+        ("PC003", "warning", "order-unstable dir-order `os.listdir(\"skills\")`: prompt content whose order changes "
+                             f"between calls comes before 560 characters of stable text {THEN_HISTORY} in the "
+                             f"`{CALL}` prompt; {machine}"),
+    ]

@@ -1736,7 +1736,8 @@ class Evaluator:
         assumption = None
         if volatility is Volatility.UNKNOWN:
             return unknown(qualname, where)
-        if frame.import_time and volatility is not Volatility.PER_PROCESS and not source.via_next:
+        if frame.import_time and volatility is not Volatility.PER_PROCESS and not source.via_next \
+                and source.category != "dir-order":  # a listing's order is the machine's, not the process's
             # (a counter object made at import still yields a new value on every next())
             volatility = Volatility.PER_PROCESS
             assumption = "evaluated once at import time"

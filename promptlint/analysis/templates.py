@@ -597,6 +597,9 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
                 return PathVal(receiver.path.joinpath(*parts))  # type: ignore[arg-type]
         if name in ("resolve", "absolute", "expanduser"):
             return receiver
+        listing = ev.knowledge.sources.get(f"pathlib.Path.{name}")
+        if listing is not None:  # `folder.iterdir()`, `folder.glob("*.md")`: the file system's order
+            return ev.source_value(f"pathlib.Path.{name}", listing, args, frame, node)
         if name in ("with_name", "with_suffix") and receiver.path is not None and args:
             part = literal_text(args[0])
             if part is not None:

@@ -50,6 +50,9 @@ EARLIER_TURNS = ("user", "assistant", "tool", "message", "history")
 TURN_PARTS = ("user", "assistant", "tool", "message")  # single messages in the call's own list
 MAX_REACHED_SHOWN = 4  # LLM calls named on a finding judged at a wrapper call (a shared name reaches many)
 LONG_STABLE_CHARS = 2000  # about 500 tokens: the loss is large enough to be an error
+# Said of an order taken from a directory listing (category dir-order, rules/sources.yaml).
+DIR_ORDER_NOTE = ("a directory lists its entries in the file system's order, not sorted: one order on a machine "
+                  "until files change, another on the next machine, replica or checkout")
 NOTABLE_STABLE_CHARS = 800  # about 200 tokens: worth saying at info level, too little for a warning
 
 

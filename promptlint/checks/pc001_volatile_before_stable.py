@@ -121,7 +121,7 @@ from promptlint.checks.base import (
 )
 from promptlint.model import Finding, Hole, Literal, PromptLayout, RelatedLocation, Severity, Volatility
 
-ORDER_CATEGORIES = {"set-order", "shuffle", "sample", "json-order"}
+ORDER_CATEGORIES = {"set-order", "dir-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
 # conversation anyway, so only stable text shared across conversations is lost.
 PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)

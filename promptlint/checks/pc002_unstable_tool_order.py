@@ -2,7 +2,8 @@ r"""PC002 unstable-tool-order.
 
 ## What it does
 Finds tool lists whose order can change between calls: built by iterating a `set`, from
-`list(set(...))`, from a dict filled in set order, or shuffled.
+`list(set(...))`, from a dict filled in set order, shuffled, or loaded from a directory listing
+(`os.listdir`, `glob.glob`, `Path.iterdir`/`glob`/`rglob`).
 
 ## Why is this bad?
 Tools are the very first thing in the cached prefix (OpenAI, Anthropic, Bedrock and Gemini all
@@ -22,7 +23,9 @@ tools = [TOOL_SPECS[name] for name in sorted(set(enabled_tools))]
 
 ## Known problems
 Tool lists assembled by code the analyzer cannot see (an MCP server's `list_tools()`) are not
-flagged; sort them by name before sending.
+flagged; sort them by name before sending. A set's order changes with every process (error); a
+directory listing keeps the file system's order, one order per machine until files change
+(warning: each machine, replica or checkout warms a prefix of its own).
 
 ## Fix safety
 `--fix` wraps the unordered iterable in `sorted(...)`: safe, it only fixes the order.
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from promptlint.checks.base import Rule, RuleContext, describe_hole, volatile_holes
+from promptlint.checks.base import DIR_ORDER_NOTE, Rule, RuleContext, describe_hole, volatile_holes
 from promptlint.model import Finding, PromptLayout, Severity, Volatility
 
 
@@ -54,6 +57,15 @@ def run(enabled: set, messages: list):
     ]
     INVALID = [
         """
+import json
+from pathlib import Path
+from openai import OpenAI
+TOOLS_DIR = Path(__file__).parent / "tools"
+def run(messages: list):
+    tools = [json.loads(spec.read_text()) for spec in TOOLS_DIR.glob("*.json")]
+    return OpenAI().chat.completions.create(model="gpt-4.1", tools=tools, messages=messages)
+""",
+        """
 from openai import OpenAI
 SPECS = {"search": {"type": "function", "function": {"name": "search"}},
          "lookup": {"type": "function", "function": {"name": "lookup"}}}
@@ -73,4 +85,8 @@ def run(messages: list):
             message = (f"tool definitions of the `{layout.call.api}` call are sent in an order that "
                        f"changes between runs ({describe_hole(hole)}); tools come first in the prompt, "
                        "so the whole request misses the cache")
-            yield self.finding(layout, layout_index, index, hole, Severity.ERROR, message)
+            severity = Severity.ERROR
+            if hole.category == "dir-order":
+                severity = Severity.WARNING  # one order per machine: a prefix of its own per deployment
+                message += f"; {DIR_ORDER_NOTE}"
+            yield self.finding(layout, layout_index, index, hole, severity, message)

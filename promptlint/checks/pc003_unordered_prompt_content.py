@@ -2,8 +2,9 @@ r"""PC003 unordered-prompt-content.
 
 ## What it does
 Finds prompt text whose order changes between calls: few-shot examples passed through
-`random.shuffle` or `random.sample`, or sections produced by iterating a `set`, placed before
-stable content.
+`random.shuffle` or `random.sample`, sections produced by iterating a `set`, or by iterating a
+directory listing (`os.listdir`, `glob.glob`, `Path.iterdir`/`glob`/`rglob`: skills, examples or
+files loaded from a folder), placed before stable content.
 
 ## Why is this bad?
 The same examples in another order are a different prefix. Everything after the first reordered
@@ -25,14 +26,17 @@ Random choices that are deliberate (e.g. evaluation sampling) are still flagged 
 prompt before stable content; put them last or fix the seed per conversation.
 Severity follows the scope: a shuffle or sample changes on every call (error); a set of strings
 keeps one order per process (hash randomization, `PYTHONHASHSEED`), so it costs a miss per worker
-start and per worker in a pool (warning). At an assembly point with only a short known tail
+start and per worker in a pool (warning); a directory listing keeps the file system's order,
+the same on one machine until files change and another on the next machine or checkout (warning).
+At an assembly point with only a short known tail
 after it (a "new tools available" notice kept in the history) the finding is `info`, and so is a
 set's order in a Jupyter notebook (all its calls run in one kernel process, so they share one
 order). A set comprehension that provably keeps nothing (`{m["f"] for m in msgs if isinstance(m,
 dict)}` over objects of a class) has one order and is not reported.
 
 ## Fix safety
-For set iteration `--fix` wraps the iterable in `sorted(...)` (safe). Shuffles have no fix.
+For set iteration and directory listings `--fix` wraps the iterable in `sorted(...)` (safe: the
+same items in one order). Shuffles have no fix.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from promptlint.checks.base import (
+    DIR_ORDER_NOTE,
     Rule,
     RuleContext,
     describe_hole,
@@ -57,6 +62,16 @@ class UnorderedPromptContent(Rule):
 
     VALID = [
         """
+import os
+from openai import OpenAI
+RULES = "Use a skill only when the task names its trigger words. " * 40
+def run(task: str, history: list):
+    skills = "\\n".join(f"- {name}" for name in sorted(os.listdir("skills")))
+    return OpenAI().chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": "Skills:\\n" + skills + "\\n" + RULES}, *history,
+        {"role": "user", "content": task}])
+""",
+        """
 import random
 from anthropic import Anthropic
 EXAMPLES = ["Q: 2+2? A: 4", "Q: 3+3? A: 6", "Q: 5+5? A: 10"]
@@ -69,6 +84,16 @@ def ask(question: str):
 """,
     ]
     INVALID = [
+        """
+import os
+from openai import OpenAI
+RULES = "Use a skill only when the task names its trigger words. " * 40
+def run(task: str, history: list):
+    skills = "\\n".join(f"- {name}" for name in os.listdir("skills"))
+    return OpenAI().chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": "Skills:\\n" + skills + "\\n" + RULES}, *history,
+        {"role": "user", "content": task}])
+""",
         """
 import random
 from anthropic import Anthropic
@@ -96,13 +121,15 @@ def ask(question: str):
                 # Judged at an assembly point, with only a short known tail: a message built once
                 # and kept in the history (a "new tools" notice) is resent unchanged.
                 severity = Severity.INFO
-            elif hole.category == "set-order":
-                severity = Severity.WARNING  # one order per process (hash seed): a miss per worker start
+            elif hole.category in ("set-order", "dir-order"):
+                severity = Severity.WARNING  # one order per process (hash seed) or per machine
             message = (f"{describe_hole(hole)}: prompt content whose order changes between calls comes "
                        f"before {after.describe()} in the `{layout.call.api}` prompt")
             if hole.category == "set-order":
                 message += ("; a set of strings iterates in an order fixed per process by PYTHONHASHSEED, "
                             "so each worker (and each restart) sends a different prefix")
+            elif hole.category == "dir-order":
+                message += f"; {DIR_ORDER_NOTE}"
             if hole.category == "set-order" and context.one_process:
                 # A notebook's calls all run in one kernel: one process, one order, one prefix.
                 severity = Severity.INFO
