@@ -173,7 +173,7 @@ def fix_set_order(finding: Finding, sources: Sources) -> Fix | None:
     node = source.node_at(origin.location)
     if node is None:
         return None
-    what = "iterate the set in sorted order" if origin.category == "set-order" else "iterate the listing in sorted order"
+    what = f"iterate the {'set' if origin.category == 'set-order' else 'listing'} in sorted order"
     direct = _sorted_in_place(source, node)
     if direct is not None:
         return _fix(what, True, [direct])

@@ -2307,7 +2307,7 @@ def _read_then_reassigned(body: list[ast.stmt]) -> dict[str, ast.Assign]:
             if len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Name) \
                     and target.id in written and target.id not in made:
                 loaded = {n.id for n in nodes_of(node.value, ast.Name)}
-                if any(True for _ in nodes_of(node.value, ast.Call)) or not loaded.isdisjoint(made):
+                if nodes_of(node.value, ast.Call) or not loaded.isdisjoint(made):
                     found.setdefault(target.id, node)
         written |= _names_written_into_text(stmt)
         made |= {n.id for n in nodes_of(stmt, ast.Name) if isinstance(n.ctx, ast.Store)}

@@ -30,8 +30,9 @@ start and per worker in a pool (warning); a directory listing keeps the file sys
 the same on one machine until files change and another on the next machine or checkout (warning).
 At an assembly point with only a short known tail after it (a "new tools available" notice kept
 in the history) the finding is `info`, and so is a set's order in a Jupyter notebook (all its
-calls run in one kernel process, so they share one order). A set comprehension that provably keeps nothing (`{m["f"] for m in msgs if isinstance(m,
-dict)}` over objects of a class) has one order and is not reported.
+calls run in one kernel process, so they share one order). A set comprehension that provably
+keeps nothing (`{m["f"] for m in msgs if isinstance(m, dict)}` over objects of a class) has one
+order and is not reported.
 
 ## Fix safety
 For set iteration and directory listings `--fix` wraps the iterable in `sorted(...)` (safe: the

@@ -3,9 +3,9 @@ r"""PC009 sliding-history-window.
 ## What it does
 Finds conversation histories that are cut from the front or the middle one message at a time once
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
-`messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens,
-`messages[:1] + messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`), a `get_messages()` that returns only the last
-`buffer_size` messages of what it holds, the conversation rendered as text
+`messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens, `messages[:1] +
+messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`), a `get_messages()` that
+returns only the last `buffer_size` messages of what it holds, the conversation rendered as text
 (`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework
 settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
 in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`: `history_windows` in
