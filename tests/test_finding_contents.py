@@ -453,3 +453,54 @@ def ask(question: str, history: list) -> str:
 ''')
     assert f.message.startswith("per-request clock `datetime.now()` comes before 560 characters")
     assert (f.location.line, f.location.column) == (8, 45)
+
+
+@pytest.mark.parametrize("grouping", [
+    "groups = {}\n    for doc in docs:\n        groups.setdefault(doc.metadata['source'], []).append(doc.page_content)",
+    "groups = defaultdict(list)\n    for doc in docs:\n        groups[doc.metadata['source']].append(doc.page_content)",
+])
+def test_retrieved_items_stay_retrieved_when_grouped_in_a_dict(tmp_path: Path, grouping: str) -> None:
+    """Chunks grouped by their source, in a dict of lists grown in place, are still the lookup's."""
+    [f] = findings(tmp_path, f'''
+from collections import defaultdict
+from langchain_community.vectorstores import FAISS
+store = FAISS.load_local("index", None)
+def context(docs) -> str:
+    {grouping}
+    return "\\n\\n".join(f"## {{source}}\\n" + "\\n".join(chunks) for source, chunks in groups.items())
+def ask(question: str, history: list) -> str:
+    system = context(store.similarity_search(question)) + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
+''')
+    assert (f.rule, f.severity.value) == ("PC001", "error")
+    assert f.message.startswith("per-request retrieval `store.similarity_search(question)` comes before")
+
+
+def test_a_dict_of_lists_keeps_known_items_in_group_order(tmp_path: Path) -> None:
+    """Known items grouped by a known key stay known, in the dict's order: the clock grouped under
+    the second key comes after both rules of the first, so only the rules text follows it."""
+    [f] = findings(tmp_path, '''
+def ask(question: str, history: list) -> str:
+    sections = [("style", "Be brief."), ("safety", f"Checked at {datetime.now()}"), ("style", "Use lists.")]
+    groups = {}
+    for kind, rule in sections:
+        groups.setdefault(kind, []).append(rule)
+    rules = "\\n".join(f"## {kind}\\n" + "\\n".join(texts) for kind, texts in groups.items())
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": rules + RULES}, *history, {"role": "user", "content": question}])
+''')
+    assert f.message.startswith("per-request clock `datetime.now()` comes before 560 characters")
+
+
+def test_grouping_fixed_rules_in_a_dict_is_not_reported(tmp_path: Path) -> None:
+    assert findings(tmp_path, '''
+SECTIONS = [("style", "Be brief."), ("safety", "Refuse harm."), ("style", "Use lists.")]
+def ask(question: str, history: list) -> str:
+    groups = {}
+    for kind, rule in SECTIONS:
+        groups.setdefault(kind, []).append(rule)
+    rules = "\\n".join(f"## {kind}\\n" + "\\n".join(texts) for kind, texts in groups.items())
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": rules + RULES}, *history, {"role": "user", "content": question}])
+''') == []

@@ -687,6 +687,25 @@ class Evaluator:
         if updated is not None:
             frame.locals[path] = updated
 
+    def grouped_slot(self, target: ast.expr, frame: Frame) -> ast.Subscript | None:
+        """The list a dict holds at a key, grown in place: ``groups[key].append(x)`` on a
+        ``defaultdict(list)`` or ``groups.setdefault(key, []).append(x)``, as the ``groups[key]``
+        it is bound back to; None when ``target`` is not such a slot of a known dict. Grouping
+        retrieved chunks by their source this way keeps them what they are."""
+        if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) \
+                and target.func.attr == "setdefault" and len(target.args) == 2 \
+                and isinstance(target.args[1], ast.List) and not target.args[1].elts:
+            slot = ast.copy_location(ast.Subscript(target.func.value, target.args[0], ast.Store()), target)
+        elif isinstance(target, ast.Subscript):
+            slot = target
+        else:
+            return None
+        path = _dotted(slot.value)
+        container = frame.locals.get(path) if path else None
+        if container is None and path and "." not in path:
+            container = self.lookup_name(path, frame, slot.value)
+        return slot if isinstance(container, Mapping) else None
+
     # --- expressions -------------------------------------------------------------------------
 
     def tick(self) -> None:

@@ -578,6 +578,11 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
     where = frame.module.location(node)
     if name == "insert" and len(args) >= 2 and target is not None:
         ev.inserted_message(frame, node, target, receiver, args[1])
+    if name in ("append", "extend") and args and target is not None and not (
+            isinstance(receiver, Unknown) and receiver.hole.volatility.is_volatile):
+        slot = ev.grouped_slot(target, frame)
+        if slot is not None and isinstance(receiver, (Seq, Unknown, NoneVal)):
+            return list_method(ev, receiver if isinstance(receiver, Seq) else Seq(()), name, args, slot, frame, node)
     if isinstance(receiver, TemplateVal):
         return template_method(ev, receiver, name, args, kwargs, frame, node)
     if isinstance(receiver, Text):
