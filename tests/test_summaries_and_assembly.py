@@ -1577,3 +1577,48 @@ for step in range(9):
     # Written into text before the pass assigns it a computed value: carried. A constant, a name
     # made and used within one pass, an object handed on (swarm's `agent = response.agent`): not.
     assert set(_loop_carried(loop.body)) == {"observation", "note", "total"}
+
+
+PLAN_AGENT_APP = {"app/agent.py": '''
+from openai import OpenAI
+RULES = "Plan the subtasks in order, one action per line, and never repeat a finished step. " * 30
+class PlanningAgent:
+    def __init__(self):
+        self.client = OpenAI()
+        self.plan = []
+        self.messages = [{"role": "system", "content": RULES}]
+
+    def system_prompt(self) -> str:
+        return "Steps done so far:\\n" + "\\n".join(self.plan) + "\\n" + RULES
+
+    def run(self, task: str):
+        self.messages.append({"role": "user", "content": task})
+        for _ in range(10):
+            self.messages[0] = {"role": "system", "content": self.system_prompt()}
+            reply = self.client.chat.completions.create(model="gpt-4o", messages=self.messages)
+            self.plan.append(reply.choices[0].message.content)
+            self.messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+'''}
+
+
+def test_a_plan_kept_on_the_object_and_written_over_the_system_message_is_loop_state(tmp_path: Path) -> None:
+    """INVALID: the loop grows `self.plan` and writes it into `self.messages[0]` before each
+    request: the system message differs on every request, with the rules and the kept
+    conversation after it. The list the object keeps starts with the message it was made with,
+    so `self.messages[0]` is that message, replaced."""
+    found = findings(tmp_path, PLAN_AGENT_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 10, "error")]
+    assert found[0][3].startswith("per-request loop-state `self.plan` comes before 2,490 characters of stable text "
+                                  "and the conversation history")
+
+
+def test_a_plan_kept_on_the_object_and_sent_after_the_conversation_is_quiet(tmp_path: Path) -> None:
+    """VALID: the same loop sends the plan in a user turn at the end; the conversation the object
+    keeps only grows."""
+    agent = PLAN_AGENT_APP["app/agent.py"].replace(
+        'self.messages[0] = {"role": "system", "content": self.system_prompt()}\n'
+        '            reply = self.client.chat.completions.create(model="gpt-4o", messages=self.messages)',
+        'steps = {"role": "user", "content": "Steps done so far:\\\\n" + "\\\\n".join(self.plan)}\n'
+        '            reply = self.client.chat.completions.create(model="gpt-4o", messages=[*self.messages, steps])')
+    assert "messages=[*self.messages, steps]" in agent
+    assert findings(tmp_path, {"app/agent.py": agent}) == []

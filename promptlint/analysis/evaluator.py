@@ -506,7 +506,8 @@ class Evaluator:
         after_one_pass: dict[str, Value] = {}
         for name, mutation in _loop_carried(body).items():
             value = frame.locals.get(name)
-            if value is not None and not _is_message_list(value) and isinstance(value, (Seq, Text, Unknown)) \
+            if value is not None and not self.is_conversation(name, value, frame) \
+                    and isinstance(value, (Seq, Text, Unknown)) \
                     and not (isinstance(value, Unknown) and value.hole.volatility.is_volatile):
                 after_one_pass[name] = value
                 frame.locals[name] = self.loop_state(name, mutation, frame)
@@ -514,6 +515,17 @@ class Evaluator:
         # Per-step only for the requests the loop sends: after it, what it built (the results it
         # collected, the final summary) is the loop's output, as after one pass.
         frame.locals.update(after_one_pass)
+
+    def is_conversation(self, name: str, value: Value, frame: Frame) -> bool:
+        """Whether a list a loop grows is the conversation (its growth is what the cache is for).
+        A list the object keeps is one when its class says so (`_appended_attributes`): a plan
+        or a log kept on `self` reads like a history, messages written earlier, but is not one."""
+        if name.startswith("self.") and name.count(".") == 1 and isinstance(frame.self_value, Instance):
+            kept = [found[name[5:]] for klass in self.mro(frame.self_value.info)
+                    if name[5:] in (found := _appended_attributes(klass))]
+            if kept and not any(kept):
+                return _is_message_list(value, runs_count=False)  # unless messages were put into it
+        return _is_message_list(value)
 
     def loop_state(self, name: str, mutation: ast.stmt, frame: Frame) -> Unknown:
         """What an agent loop carries to its next request (`plan.append(step)`, `log += line`):
@@ -676,8 +688,9 @@ class Evaluator:
         if not path:
             return
         container = frame.locals.get(path)
-        if container is None and "." not in path:
-            container = self.lookup_name(path, frame, target)
+        if container is None:
+            # `self.messages[0] = ...`: the list the object keeps, as this method reads it
+            container = self.lookup_name(path, frame, target) if "." not in path else self.eval(node, frame)
         if (len(keys) > 1 or isinstance(container, Seq)) and isinstance(value, Unknown) \
                 and not value.hole.volatility.is_volatile:
             # A message rewritten by a call the analysis cannot follow (`msg[0]["content"] =
@@ -965,10 +978,12 @@ class Evaluator:
         self.bind_locals_used(method, stmt, sub)
         value = self.eval(stmt.value, sub)
         where = klass.module.location(stmt)
-        if isinstance(value, Seq) and attr in _appended_attributes(klass):
-            # A list kept on the object and appended to: earlier calls' items come first.
+        appended = _appended_attributes(klass)
+        if isinstance(value, Seq) and attr in appended:
+            # A list kept on the object and appended to: what earlier calls appended follows the
+            # items it was made with (the system message a conversation starts with).
             hole = Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True)
-            value = Seq((Splice(hole), *value.items), value.order)
+            value = Seq((*value.items, Splice(hole)), value.order)
         value = add_step(value, Step(where, f"stored in `self.{attr}`"))
         value = cap_volatility(value, Volatility.PER_SESSION,
                                f"stored on the object in `{method_name}`; assuming one object per conversation")
@@ -2258,6 +2273,12 @@ def _locals_used(method: ast.AST, stmt: ast.Assign | ast.AnnAssign) -> list[ast.
     return chosen
 
 
+# Words in the name of a list kept on an object that say it is the conversation (matched inside
+# the name: `_messages`, `chat_history`, `short_memory`, `turns`).
+CONVERSATION_WORDS = ("message", "msg", "history", "conversation", "convo", "chat", "memory", "dialog", "turn",
+                      "context", "buffer", "transcript")
+
+
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
     """``self.x = ...`` assignments of a class, first one per attribute; computed once per class."""
     cached = klass.__dict__.get("_assignments")
@@ -2276,17 +2297,21 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
     return found
 
 
-def _appended_attributes(klass: ClassInfo) -> set[str]:
+def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
+    """The ``self.x`` lists a class appends to, each with whether it holds the conversation: named
+    like one (`self.messages`, `self.chat_history`) or given a written-out message somewhere."""
     cached = klass.__dict__.get("_appended")
     if cached is not None:
         return cached
-    found: set[str] = set()
+    found: dict[str, bool] = {}
     for method in klass.methods.values():
         for node in nodes_of(method, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
                 path = _dotted(node.func.value)
                 if path and path.startswith("self.") and path.count(".") == 1:
-                    found.add(path[5:])
+                    name = path[5:]
+                    found[name] = found.get(name, False) or any(word in name.lower() for word in CONVERSATION_WORDS) \
+                        or any(_is_message_node(arg) for arg in node.args)
     klass.__dict__["_appended"] = found
     return found
 
@@ -2368,13 +2393,14 @@ def _is_message_node(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and any(k.arg == "role" for k in node.keywords)
 
 
-def _is_message_list(value: Value) -> bool:
+def _is_message_list(value: Value, runs_count: bool = True) -> bool:
     """A list of chat messages (role dicts or message objects) or a history: appending to it is
-    how a conversation grows, which is what the cache is for."""
+    how a conversation grows, which is what the cache is for. ``runs_count`` False: a run of
+    earlier items does not make it one (what a list kept on an object held before this call)."""
     if not isinstance(value, Seq):
         return False
     for item in value.items:
-        if isinstance(item, Splice) and item.hole.is_history:
+        if runs_count and isinstance(item, Splice) and item.hole.is_history:
             return True
         if isinstance(item, Mapping) and item.get("role") is not None or isinstance(item, (Obj, Instance)):
             return True
