@@ -1622,3 +1622,45 @@ def test_a_plan_kept_on_the_object_and_sent_after_the_conversation_is_quiet(tmp_
         '            reply = self.client.chat.completions.create(model="gpt-4o", messages=[*self.messages, steps])')
     assert "messages=[*self.messages, steps]" in agent
     assert findings(tmp_path, {"app/agent.py": agent}) == []
+
+
+OBSERVING_AGENT_APP = {"app/agent.py": '''
+from openai import OpenAI
+RULES = "Answer with one browser action per line, and never repeat a finished step. " * 30
+class BrowserAgent:
+    def __init__(self, browser):
+        self.client = OpenAI()
+        self.browser = browser
+        self.observation = ""
+        self.messages = []
+
+    def system_prompt(self) -> str:
+        return f"Current page:\\n{self.observation}\\n" + RULES
+
+    def run(self, task: str):
+        self.messages.append({"role": "user", "content": task})
+        while True:
+            reply = self.client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": self.system_prompt()}, *self.messages])
+            action = reply.choices[0].message.content
+            self.messages.append({"role": "assistant", "content": action})
+            self.observation = self.browser.do(action)
+'''}
+
+
+def test_an_observation_kept_on_the_object_and_written_by_a_method_is_loop_state(tmp_path: Path) -> None:
+    """INVALID: `system_prompt()` writes `self.observation` into the system text, and the loop
+    then stores the next step's observation there: every request's system message differs, with
+    the rules and the conversation after it."""
+    found = findings(tmp_path, OBSERVING_AGENT_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 11, "error")]
+    assert found[0][3].startswith("per-request loop-state `self.observation` comes before 2,250 characters")
+
+
+def test_an_observation_kept_on_the_object_and_sent_last_is_quiet(tmp_path: Path) -> None:
+    """VALID: the same agent sends the observation in a user turn after its conversation."""
+    agent = OBSERVING_AGENT_APP["app/agent.py"].replace(
+        'return f"Current page:\\n{self.observation}\\n" + RULES', "return RULES").replace(
+        "*self.messages])", '*self.messages, {"role": "user", "content": f"Current page: {self.observation}"}])')
+    assert "return RULES" in agent and "Current page: {self.observation}" in agent
+    assert findings(tmp_path, {"app/agent.py": agent}) == []

@@ -504,7 +504,7 @@ class Evaluator:
         the state it carried from one request to the next (a plan, a log) as per-step values."""
         self.run_block(body, frame)
         after_one_pass: dict[str, Value] = {}
-        for name, mutation in _loop_carried(body).items():
+        for name, mutation in self.loop_carried(body, frame).items():
             value = frame.locals.get(name)
             if value is not None and not self.is_conversation(name, value, frame) \
                     and isinstance(value, (Seq, Text, Unknown)) \
@@ -515,6 +515,31 @@ class Evaluator:
         # Per-step only for the requests the loop sends: after it, what it built (the results it
         # collected, the final summary) is the loop's output, as after one pass.
         frame.locals.update(after_one_pass)
+
+    def loop_carried(self, body: list[ast.stmt], frame: Frame) -> dict[str, ast.stmt]:
+        """What an agent loop carries to its next pass (`_loop_carried`), and the attributes of
+        `self` it reassigns after a method it calls wrote them into text (`self.observation =
+        env.step(action)` after `self.system_prompt()` put the last one in the prompt)."""
+        carried = _loop_carried(body)
+        if not isinstance(frame.self_value, Instance) or not body:
+            return carried
+        by_class = body[0].__dict__.setdefault("_carried_by_methods", {})
+        key = id(frame.self_value.info.node)
+        if key not in by_class:
+            classes = self.mro(frame.self_value.info)
+
+            def written_by_calls(stmt: ast.stmt) -> set[str]:
+                names: set[str] = set()
+                for call in nodes_of(stmt, ast.Call):
+                    func = call.func
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+                        method = next((k.methods[func.attr] for k in classes if func.attr in k.methods), None)
+                        if method is not None:
+                            names |= {n for n in _method_text_names(method) if n.startswith("self.")}
+                return names
+
+            by_class[key] = _read_then_reassigned(body, written_by_calls)
+        return {**by_class[key], **carried}
 
     def is_conversation(self, name: str, value: Value, frame: Frame) -> bool:
         """Whether a list a loop grows is the conversation (its growth is what the cache is for).
@@ -2337,37 +2362,60 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
     return found
 
 
-def _read_then_reassigned(body: list[ast.stmt]) -> dict[str, ast.Assign]:
+def _read_then_reassigned(body: list[ast.stmt], written_by_calls: Callable[[ast.stmt], set[str]] | None = None
+                          ) -> dict[str, ast.Assign]:
     """`observation = run(action)` after the prompt wrote `observation` into text: a name the body
     puts into text before it assigns it a computed value (a call's result, or a value made in the
-    body) carries the last pass's value into the next request. A constant assigned again is the
-    same every pass; an object handed on (`agent = response.agent`, changed by a hand-off only) is
-    not text the pass rewrites."""
+    body) carries the last pass's value into the next request; so does an attribute of `self`
+    (`self.observation = env.step(action)`), also where a method the body calls writes it into
+    text (``written_by_calls``: the names each statement's calls of `self` methods write). A
+    constant assigned again is the same every pass; an object handed on (`agent =
+    response.agent`, changed by a hand-off only) is not text the pass rewrites."""
     written: set[str] = set()
     made: set[str] = set()
     found: dict[str, ast.Assign] = {}
     for stmt in body:
         for node in nodes_of(stmt, ast.Assign):
-            if len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Name) \
-                    and target.id in written and target.id not in made:
+            name = _text_name(node.targets[0]) if len(node.targets) == 1 else None
+            if name is not None and name in written and name not in made:
                 loaded = {n.id for n in nodes_of(node.value, ast.Name)}
                 if nodes_of(node.value, ast.Call) or not loaded.isdisjoint(made):
-                    found.setdefault(target.id, node)
+                    found.setdefault(name, node)
         written |= _names_written_into_text(stmt)
-        made |= {n.id for n in nodes_of(stmt, ast.Name) if isinstance(n.ctx, ast.Store)}
+        if written_by_calls is not None:
+            written |= written_by_calls(stmt)
+        made |= {name for n in nodes_of(stmt, (ast.Name, ast.Attribute))
+                 if isinstance(n.ctx, ast.Store) and (name := _text_name(n)) is not None}
     return found
 
 
 def _names_written_into_text(node: ast.AST) -> set[str]:
-    """Names placed into text: `f"{x}"`, `"..." + x`, `template.format(x)`, `"\\n".join(x)`."""
-    names = {part.value.id for part in nodes_of(node, ast.FormattedValue) if isinstance(part.value, ast.Name)}
+    """Names (and `self.x` attributes) placed into text: `f"{x}"`, `"..." + x`,
+    `template.format(x)`, `"\\n".join(x)`."""
+    exprs: list[ast.expr] = [part.value for part in nodes_of(node, ast.FormattedValue)]
     for operation in nodes_of(node, ast.BinOp):
         if isinstance(operation.op, (ast.Add, ast.Mod)):
-            names |= {side.id for side in (operation.left, operation.right) if isinstance(side, ast.Name)}
+            exprs += (operation.left, operation.right)
     for call in nodes_of(node, ast.Call):
         if isinstance(call.func, ast.Attribute) and call.func.attr in ("format", "join"):
-            names |= {arg.id for arg in (*call.args, *(k.value for k in call.keywords)) if isinstance(arg, ast.Name)}
-    return names
+            exprs += (*call.args, *(k.value for k in call.keywords))
+    return {name for expr in exprs if (name := _text_name(expr)) is not None}
+
+
+def _method_text_names(method: ast.AST) -> set[str]:
+    cached = method.__dict__.get("_text_names")
+    if cached is None:
+        cached = method.__dict__["_text_names"] = _names_written_into_text(method)
+    return cached
+
+
+def _text_name(node: ast.expr) -> str | None:
+    """A local name, or an attribute of `self` (`self.observation`), as a loop carries it."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
 
 
 def _grown_name(node: ast.stmt) -> str | None:

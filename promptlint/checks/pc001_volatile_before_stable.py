@@ -54,8 +54,10 @@ instruction provider or `before_model_callback` reading `context.state`; rules/s
 instructions and the history after it miss whenever a step changes it. So is *agent-loop state*: in
 a loop that sends a request on every pass (a `while` loop, `for step in range(...)`, a `for` over
 items the analysis cannot list, such as the chunks of a document), a list the loop appends to or a
-text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`) differs on every
-request; written into the system message
+text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`), kept in a local
+or on `self` (`self.plan.append(step)`), differs on every request, and so does the last step's
+observation written into the prompt before the loop stores the next one (`self.observation =
+env.step(action)`, read by the method that builds the system prompt); written into the system message
 (`messages[0] = {"role": "system", "content": f"Plan: {plan}..."}`) it busts the rules and the
 history after it. Appending to the message list itself is how a conversation grows, and is left
 alone.
@@ -412,6 +414,28 @@ def run(task: str, tools: list, max_steps: int = 10):
         reply = client.chat.completions.create(model="gpt-4o", messages=messages, tools=tools)
         plan.append(reply.choices[0].message.content)
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+""",
+        # The last step's observation kept on the object: the method that builds the system
+        # prompt writes it in, then the loop stores the next one, so every request's system
+        # message differs, ahead of the rules and the conversation.
+        """
+from openai import OpenAI
+client = OpenAI()
+RULES = "Answer with one browser action per line. " * 80
+class BrowserAgent:
+    def __init__(self, browser):
+        self.browser = browser
+        self.observation = ""
+        self.messages = []
+    def system_prompt(self) -> str:
+        return f"Current page:\\n{self.observation}\\n\\n{RULES}"
+    def run(self, task: str):
+        self.messages.append({"role": "user", "content": task})
+        while True:
+            reply = client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": self.system_prompt()}, *self.messages])
+            self.messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+            self.observation = self.browser.do(reply.choices[0].message.content)
 """,
         # A running summary a loop over a document's chunks carries to the next chunk's request,
         # ahead of the rules every chunk repeats (a "refine" chain).
