@@ -504,3 +504,38 @@ def ask(question: str, history: list) -> str:
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": rules + RULES}, *history, {"role": "user", "content": question}])
 ''') == []
+
+
+def test_a_dict_the_loop_stores_each_step_s_result_in_is_loop_state(tmp_path: Path) -> None:
+    """`state[key] = env.step(action)`: what the steps found, kept between them and written into
+    the system message ahead of the rules and the history, differs on every request."""
+    [f] = findings(tmp_path, '''
+def run(task: str, env) -> None:
+    state = {"url": "about:blank"}
+    messages = [{"role": "system", "content": RULES}, {"role": "user", "content": task}]
+    for _ in range(10):
+        messages[0] = {"role": "system", "content": f"State: {state}\\n" + RULES}
+        reply = client.chat.completions.create(model="gpt-4o", messages=messages)
+        messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+        state[reply.id] = env.step(reply)
+''')
+    assert (f.rule, f.severity.value, f.location.line) == ("PC001", "error", 11)
+    assert f.message.startswith("per-request loop-state `state` comes before 560 characters")
+
+
+def test_a_request_s_own_arguments_changed_on_every_pass_keep_its_prompt(tmp_path: Path) -> None:
+    """`kwargs["temperature"] = ...` in a loop that sends `**kwargs`: the request's own arguments,
+    not state written into text, so the plan the loop grows is still seen in its system message."""
+    [f] = findings(tmp_path, '''
+def run(task: str) -> None:
+    plan = []
+    kwargs = {"model": "gpt-4o"}
+    for attempt in range(5):
+        kwargs["temperature"] = min(1.0, 0.2 * attempt)
+        kwargs["messages"] = [{"role": "system", "content": f"Plan: {plan}\\n" + RULES},
+                              {"role": "user", "content": task}]
+        reply = client.chat.completions.create(**kwargs)
+        plan.append(reply.choices[0].message.content)
+''')
+    assert f.message.startswith("per-request loop-state `plan` comes before 560 characters of stable text "
+                                "(system prompt) in the `openai.chat.completions` prompt")

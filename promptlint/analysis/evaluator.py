@@ -507,7 +507,8 @@ class Evaluator:
         for name, mutation in self.loop_carried(body, frame).items():
             value = frame.locals.get(name)
             if value is not None and not self.is_conversation(name, value, frame) \
-                    and isinstance(value, (Seq, Text, Unknown)) \
+                    and (isinstance(value, (Seq, Text, Unknown))
+                         or isinstance(value, Mapping) and _stored_into(mutation) and name not in _splatted(body)) \
                     and not (isinstance(value, Unknown) and value.hole.volatility.is_volatile):
                 after_one_pass[name] = value
                 frame.locals[name] = self.loop_state(name, mutation, frame)
@@ -2427,11 +2428,28 @@ def _grown_name(node: ast.stmt) -> str | None:
     if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and not _is_counter_step(node):
         return _dotted(node.target)
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        name = _dotted(node.targets[0])
+        target = node.targets[0]
+        if isinstance(target, ast.Subscript) and not isinstance(target.value, ast.Subscript):
+            # `state[key] = env.step(action)`: a dict (or list) of what the steps found, kept
+            # between them. A constant stored again, or a message put in place, changes nothing.
+            return _dotted(target.value) if nodes_of(node.value, ast.Call) and not _is_message_node(node.value) \
+                else None
+        name = _dotted(target)
         if name and isinstance(node.value, (ast.BinOp, ast.JoinedStr)) \
                 and any(_dotted(n) == name for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))):
             return name
     return None
+
+
+def _splatted(body: list[ast.stmt]) -> set[str]:
+    """Dicts a loop body passes as `**kwargs`: a request's own arguments, not state it writes into text."""
+    return {name for stmt in body for keyword in nodes_of(stmt, ast.keyword)
+            if keyword.arg is None and (name := _dotted(keyword.value))}
+
+
+def _stored_into(mutation: ast.stmt) -> bool:
+    """`state[key] = value`: the mutation stores an item (a dict carried this way is loop state)."""
+    return isinstance(mutation, ast.Assign) and isinstance(mutation.targets[0], ast.Subscript)
 
 
 def _is_message_node(node: ast.expr) -> bool:

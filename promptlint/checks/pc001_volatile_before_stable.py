@@ -54,8 +54,9 @@ instruction provider or `before_model_callback` reading `context.state`; rules/s
 instructions and the history after it miss whenever a step changes it. So is *agent-loop state*: in
 a loop that sends a request on every pass (a `while` loop, `for step in range(...)`, a `for` over
 items the analysis cannot list, such as the chunks of a document), a list the loop appends to or a
-text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`), kept in a local
-or on `self` (`self.plan.append(step)`), differs on every request, and so does the last step's
+text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`) or a dict it
+stores each step's result in (`state[key] = env.step(action)`), kept in a local or on `self`
+(`self.plan.append(step)`), differs on every request, and so does the last step's
 observation written into the prompt before the loop stores the next one (`self.observation =
 env.step(action)`, read by the method that builds the system prompt); written into the system message
 (`messages[0] = {"role": "system", "content": f"Plan: {plan}..."}`) it busts the rules and the
