@@ -1664,3 +1664,54 @@ def test_an_observation_kept_on_the_object_and_sent_last_is_quiet(tmp_path: Path
         "*self.messages])", '*self.messages, {"role": "user", "content": f"Current page: {self.observation}"}])')
     assert "return RULES" in agent and "Current page: {self.observation}" in agent
     assert findings(tmp_path, {"app/agent.py": agent}) == []
+
+
+SELECTOR_APP = {"app/selector.py": '''
+from openai import OpenAI
+RULES = "Pick the next speaker from the roles below; answer with the name only. " * 30
+class SpeakerSelector:
+    def __init__(self, names: list):
+        self.client = OpenAI()
+        self.names = names
+        self.previous = ""
+
+    def select(self, transcript: list) -> str:
+        prompt = f"Previous speaker: {self.previous}\\n" + RULES
+        reply = self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": prompt}, *transcript])
+        self.previous = reply.choices[0].message.content
+        return self.previous
+'''}
+
+
+def test_state_a_method_carries_on_self_to_its_next_call_is_per_request(tmp_path: Path) -> None:
+    """INVALID: each call writes the previous speaker into the system text, then stores the new
+    one for the next call: a method that sends a request runs once per turn, so the rules and the
+    transcript after it miss on every turn."""
+    found = findings(tmp_path, SELECTOR_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/selector.py", 10, "error")]
+    assert found[0][3].startswith("per-request loop-state `self.previous` comes before 2,130 characters")
+
+
+def test_state_a_method_carries_on_self_into_the_final_turn_is_quiet(tmp_path: Path) -> None:
+    """VALID: the same state sent in a user turn after the transcript, and a conversation the
+    object keeps and only appends to."""
+    selector = SELECTOR_APP["app/selector.py"].replace(
+        'prompt = f"Previous speaker: {self.previous}\\n" + RULES', "prompt = RULES").replace(
+        "*transcript])", '*transcript, {"role": "user", "content": f"Previous speaker: {self.previous}"}])')
+    assert "prompt = RULES" in selector
+    kept = '''
+from openai import OpenAI
+RULES = "Answer from the policy below; cite the section. " * 30
+class Bot:
+    def __init__(self):
+        self.client = OpenAI()
+        self.history = [{"role": "system", "content": RULES}]
+
+    def chat(self, question: str):
+        self.history.append({"role": "user", "content": question})
+        reply = self.client.chat.completions.create(model="gpt-4o", messages=self.history)
+        self.history.append({"role": "assistant", "content": reply.choices[0].message.content})
+        return reply
+'''
+    assert findings(tmp_path, {"app/selector.py": selector, "app/bot.py": kept}) == []

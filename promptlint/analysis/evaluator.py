@@ -368,10 +368,26 @@ class Evaluator:
         qualname = f"{module.name}.{owner.name + '.' if owner else ''}{node.name}"
         frame = Frame(module, self_value=self_value, qualname=qualname, stack=(id(node),), function=node)
         self.bind_params(node, frame, [], {}, self_value)
+        self.bind_turn_state(node, frame)
         try:
             self.run_block(node.body, frame)
         except (BudgetExceeded, RecursionError):
             pass
+
+    def bind_turn_state(self, method: ast.AST, frame: Frame) -> None:
+        """A method that sends a request runs once per turn: what it carries on `self` to its next
+        call (the attributes an agent loop's body would carry: `self.notes.append(answer)`, or
+        `self.previous = reply` after the prompt wrote `self.previous` in) differs on every
+        request, as an agent loop's state does. A conversation kept on `self` only grows."""
+        if not isinstance(frame.self_value, Instance) or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or not self.loop_calls_llm(method):
+            return
+        for name, mutation in self.loop_carried(method.body, frame).items():
+            if not name.startswith("self.") or name.count(".") != 1 or name in frame.locals:
+                continue
+            value = self.instance_attribute(frame.self_value, name[5:], frame, None)
+            if not self.is_conversation(name, value, frame) and self.carries(name, value, mutation, method.body):
+                frame.locals[name] = self.loop_state(name, mutation, frame)
 
     # --- statements --------------------------------------------------------------------------
 
@@ -507,15 +523,23 @@ class Evaluator:
         for name, mutation in self.loop_carried(body, frame).items():
             value = frame.locals.get(name)
             if value is not None and not self.is_conversation(name, value, frame) \
-                    and (isinstance(value, (Seq, Text, Unknown))
-                         or isinstance(value, Mapping) and _stored_into(mutation) and name not in _splatted(body)) \
-                    and not (isinstance(value, Unknown) and value.hole.volatility.is_volatile):
+                    and self.carries(name, value, mutation, body):
                 after_one_pass[name] = value
                 frame.locals[name] = self.loop_state(name, mutation, frame)
         self.run_block(body, frame)
         # Per-step only for the requests the loop sends: after it, what it built (the results it
         # collected, the final summary) is the loop's output, as after one pass.
         frame.locals.update(after_one_pass)
+
+    @staticmethod
+    def carries(name: str, value: Value, mutation: ast.stmt, body: list[ast.stmt]) -> bool:
+        """Whether a value a loop body changes is state it carries as text: a list, a text, an
+        unknown (a call's result), or a dict it stores items in (not the request's `**kwargs`);
+        not what is already volatile, which keeps its own origin."""
+        if isinstance(value, Unknown):
+            return not value.hole.volatility.is_volatile
+        return isinstance(value, (Seq, Text)) or \
+            isinstance(value, Mapping) and _stored_into(mutation) and name not in _splatted(body)
 
     def loop_carried(self, body: list[ast.stmt], frame: Frame) -> dict[str, ast.stmt]:
         """What an agent loop carries to its next pass (`_loop_carried`), and the attributes of
@@ -1490,6 +1514,7 @@ class Evaluator:
                     func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node)
         sub.locals.update(inherited)  # the same object: what the caller set on `self` is read here
         self.bind_params(func.node, sub, args, kwargs, func.self_value)
+        self.bind_turn_state(func.node, sub)
         self.run_block(func.node.body, sub)
         if sub.depth <= COVERING_DEPTH:
             self.covered.add(id(func.node))

@@ -58,7 +58,9 @@ text it extends (`plan.append(step)`, `log += line`, a running `summary += reply
 stores each step's result in (`state[key] = env.step(action)`), kept in a local or on `self`
 (`self.plan.append(step)`), differs on every request, and so does the last step's
 observation written into the prompt before the loop stores the next one (`self.observation =
-env.step(action)`, read by the method that builds the system prompt); written into the system message
+env.step(action)`, read by the method that builds the system prompt). A method that sends a
+request runs once per turn: what it carries on `self` to its next call (`self.previous = reply`
+after the prompt wrote the previous one in) is such state too. Written into the system message
 (`messages[0] = {"role": "system", "content": f"Plan: {plan}..."}`) it busts the rules and the
 history after it. Appending to the message list itself is how a conversation grows, and is left
 alone.
