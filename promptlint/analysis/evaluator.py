@@ -571,6 +571,8 @@ class Evaluator:
         A list the object keeps is one when its class says so (`_appended_attributes`): a plan
         or a log kept on `self` reads like a history, messages written earlier, but is not one."""
         if name.startswith("self.") and name.count(".") == 1 and isinstance(frame.self_value, Instance):
+            if _named_like_a_conversation(name[5:]):
+                return True  # `self.history += [HumanMessage(...), AIMessage(...)]`
             kept = [found[name[5:]] for klass in self.mro(frame.self_value.info)
                     if name[5:] in (found := _appended_attributes(klass))]
             if kept and not any(kept):
@@ -2330,6 +2332,10 @@ CONVERSATION_WORDS = ("message", "msg", "history", "conversation", "convo", "cha
                       "context", "buffer", "transcript")
 
 
+def _named_like_a_conversation(attribute: str) -> bool:
+    return any(word in attribute.lower() for word in CONVERSATION_WORDS)
+
+
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
     """``self.x = ...`` assignments of a class, first one per attribute; computed once per class."""
     cached = klass.__dict__.get("_assignments")
@@ -2361,7 +2367,7 @@ def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
                 path = _dotted(node.func.value)
                 if path and path.startswith("self.") and path.count(".") == 1:
                     name = path[5:]
-                    found[name] = found.get(name, False) or any(word in name.lower() for word in CONVERSATION_WORDS) \
+                    found[name] = found.get(name, False) or _named_like_a_conversation(name) \
                         or any(_is_message_node(arg) for arg in node.args)
     klass.__dict__["_appended"] = found
     return found
