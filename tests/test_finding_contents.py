@@ -539,3 +539,25 @@ def run(task: str) -> None:
 ''')
     assert f.message.startswith("per-request loop-state `plan` comes before 560 characters of stable text "
                                 "(system prompt) in the `openai.chat.completions` prompt")
+
+
+def test_a_dict_of_facts_kept_on_self_is_loop_state_whatever_its_name(tmp_path: Path) -> None:
+    """`self.memory[key] = env.step(reply)`: a dict of what the steps found, though named like a
+    conversation store, is state the loop carries into the system message (a list named so would
+    be the conversation itself)."""
+    [f] = findings(tmp_path, '''
+class Agent:
+    def __init__(self) -> None:
+        self.memory = {}
+        self.messages = [{"role": "system", "content": RULES}]
+    def system(self) -> str:
+        return "Known facts:\\n" + "\\n".join(f"{k}={v}" for k, v in self.memory.items()) + "\\n" + RULES
+    def run(self, task: str, env) -> None:
+        self.messages.append({"role": "user", "content": task})
+        for _ in range(10):
+            self.messages[0]["content"] = self.system()
+            reply = client.chat.completions.create(model="gpt-4o", messages=self.messages)
+            self.messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+            self.memory[reply.id] = env.step(reply)
+''')
+    assert f.message.startswith("per-request loop-state `self.memory` comes before 561 characters")

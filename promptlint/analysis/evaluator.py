@@ -571,8 +571,8 @@ class Evaluator:
         A list the object keeps is one when its class says so (`_appended_attributes`): a plan
         or a log kept on `self` reads like a history, messages written earlier, but is not one."""
         if name.startswith("self.") and name.count(".") == 1 and isinstance(frame.self_value, Instance):
-            if _named_like_a_conversation(name[5:]):
-                return True  # `self.history += [HumanMessage(...), AIMessage(...)]`
+            if _named_like_a_conversation(name[5:]) and not isinstance(value, Mapping):
+                return True  # `self.history += [HumanMessage(...)]`; a dict of facts is not one
             kept = [found[name[5:]] for klass in self.mro(frame.self_value.info)
                     if name[5:] in (found := _appended_attributes(klass))]
             if kept and not any(kept):
