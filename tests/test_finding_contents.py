@@ -413,32 +413,40 @@ def test_a_positional_format_slot_is_named_by_its_braces() -> None:
     assert hole.path[0].location == Location("app.py", 3, 16, 3, 18)
 
 
+# A helper formats the documents a vector store returned; `{body}` is the helper's body.
+RETRIEVED_CONTEXT_APP = '''
+from collections import defaultdict
+from langchain_community.vectorstores import FAISS
+store = FAISS.load_local("index", None)
+LABELS = ["first", "second", "third"]
+def context(docs) -> str:
+    {body}
+def ask(question: str, history: list) -> str:
+    system = context(store.similarity_search(question)) + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
+'''
+
+
+def retrieved_context_finding(tmp_path: Path, body: str) -> Finding:
+    [f] = findings(tmp_path, RETRIEVED_CONTEXT_APP.format(body=body))
+    assert (f.rule, f.severity.value) == ("PC001", "error")
+    assert f.message.startswith("per-request retrieval `store.similarity_search(question)` comes before")
+    return f
+
+
 @pytest.mark.parametrize(("loop", "line"), [
-    ("for i, doc in enumerate(docs):\n        out.append(f'[{i}] ' + doc.page_content)", 13),
-    ("for i, doc in enumerate(docs, start=1):\n        out.append('[{}] '.format(i) + doc.page_content)", 13),
-    ("for label, doc in zip(LABELS, docs):\n        out.append(label + doc.page_content)", 14),
-    ("for doc in filter(None, docs):\n        out.append(doc.page_content)", 14),
+    ("for i, doc in enumerate(docs):\n        out.append(f'[{i}] ' + doc.page_content)", 14),
+    ("for i, doc in enumerate(docs, start=1):\n        out.append('[{}] '.format(i) + doc.page_content)", 14),
+    ("for label, doc in zip(LABELS, docs):\n        out.append(label + doc.page_content)", 15),
+    ("for doc in filter(None, docs):\n        out.append(doc.page_content)", 15),
 ])
 def test_retrieved_items_stay_retrieved_through_enumerate_zip_and_filter(tmp_path: Path, loop: str,
                                                                          line: int) -> None:
     """The items of a lookup's results are as volatile when the loop numbers, pairs or filters them;
     the finding points at the slot the index fills, or else at the join of the items."""
-    [f] = findings(tmp_path, f'''
-from langchain_community.vectorstores import FAISS
-store = FAISS.load_local("index", None)
-LABELS = ["first", "second", "third"]
-def context(docs) -> str:
-    out = []
-    {loop}
-    return "\\n".join(out)
-def ask(question: str, history: list) -> str:
-    system = context(store.similarity_search(question)) + RULES
-    return client.chat.completions.create(model="gpt-4o", messages=[
-        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
-''')
-    assert (f.rule, f.severity.value) == ("PC001", "error")
-    assert f.message.startswith("per-request retrieval `store.similarity_search(question)` comes before")
-    assert f.location.line == line
+    body = f"out = []\n    {loop}\n    return \"\\n\".join(out)"
+    assert retrieved_context_finding(tmp_path, body).location.line == line
 
 
 def test_enumerate_over_a_known_list_keeps_its_items(tmp_path: Path) -> None:
@@ -461,49 +469,30 @@ def ask(question: str, history: list) -> str:
 ])
 def test_retrieved_items_stay_retrieved_when_grouped_in_a_dict(tmp_path: Path, grouping: str) -> None:
     """Chunks grouped by their source, in a dict of lists grown in place, are still the lookup's."""
-    [f] = findings(tmp_path, f'''
-from collections import defaultdict
-from langchain_community.vectorstores import FAISS
-store = FAISS.load_local("index", None)
-def context(docs) -> str:
-    {grouping}
-    return "\\n\\n".join(f"## {{source}}\\n" + "\\n".join(chunks) for source, chunks in groups.items())
-def ask(question: str, history: list) -> str:
-    system = context(store.similarity_search(question)) + RULES
-    return client.chat.completions.create(model="gpt-4o", messages=[
-        {{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}])
-''')
-    assert (f.rule, f.severity.value) == ("PC001", "error")
-    assert f.message.startswith("per-request retrieval `store.similarity_search(question)` comes before")
+    retrieved_context_finding(tmp_path, grouping + "\n    return \"\\n\\n\".join(f\"## {source}\\n\" + \"\\n\".join(chunks) "
+                                                   "for source, chunks in groups.items())")
 
 
-def test_a_dict_of_lists_keeps_known_items_in_group_order(tmp_path: Path) -> None:
-    """Known items grouped by a known key stay known, in the dict's order: the clock grouped under
-    the second key comes after both rules of the first, so only the rules text follows it."""
-    [f] = findings(tmp_path, '''
+@pytest.mark.parametrize(("safety_rule", "expected"), [
+    # The clock grouped under the second key comes after both rules of the first, so only the
+    # rules text follows it: known items stay known, in the dict's order.
+    ('f"Checked at {datetime.now()}"', ["per-request clock `datetime.now()` comes before 560 characters"]),
+    ('"Refuse harm."', []),  # fixed rules grouped by kind: fixed text
+])
+def test_a_dict_of_lists_keeps_known_items_in_group_order(tmp_path: Path, safety_rule: str,
+                                                          expected: list[str]) -> None:
+    found = findings(tmp_path, f'''
 def ask(question: str, history: list) -> str:
-    sections = [("style", "Be brief."), ("safety", f"Checked at {datetime.now()}"), ("style", "Use lists.")]
-    groups = {}
+    sections = [("style", "Be brief."), ("safety", {safety_rule}), ("style", "Use lists.")]
+    groups = {{}}
     for kind, rule in sections:
         groups.setdefault(kind, []).append(rule)
-    rules = "\\n".join(f"## {kind}\\n" + "\\n".join(texts) for kind, texts in groups.items())
+    rules = "\\n".join(f"## {{kind}}\\n" + "\\n".join(texts) for kind, texts in groups.items())
     return client.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": rules + RULES}, *history, {"role": "user", "content": question}])
+        {{"role": "system", "content": rules + RULES}}, *history, {{"role": "user", "content": question}}])
 ''')
-    assert f.message.startswith("per-request clock `datetime.now()` comes before 560 characters")
-
-
-def test_grouping_fixed_rules_in_a_dict_is_not_reported(tmp_path: Path) -> None:
-    assert findings(tmp_path, '''
-SECTIONS = [("style", "Be brief."), ("safety", "Refuse harm."), ("style", "Use lists.")]
-def ask(question: str, history: list) -> str:
-    groups = {}
-    for kind, rule in SECTIONS:
-        groups.setdefault(kind, []).append(rule)
-    rules = "\\n".join(f"## {kind}\\n" + "\\n".join(texts) for kind, texts in groups.items())
-    return client.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": rules + RULES}, *history, {"role": "user", "content": question}])
-''') == []
+    assert len(found) == len(expected)
+    assert all(f.message.startswith(start) for f, start in zip(found, expected))
 
 
 def test_a_dict_the_loop_stores_each_step_s_result_in_is_loop_state(tmp_path: Path) -> None:
