@@ -379,8 +379,8 @@ class Evaluator:
         call (the attributes an agent loop's body would carry: `self.notes.append(answer)`, or
         `self.previous = reply` after the prompt wrote `self.previous` in) differs on every
         request, as an agent loop's state does. A conversation kept on `self` only grows."""
-        if not isinstance(frame.self_value, Instance) or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                or not self.loop_calls_llm(method):
+        if not isinstance(frame.self_value, Instance) \
+                or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not self.loop_calls_llm(method):
             return
         for name, mutation in self.loop_carried(method.body, frame).items():
             if not name.startswith("self.") or name.count(".") != 1 or name in frame.locals:
