@@ -386,7 +386,7 @@ class Evaluator:
             if not name.startswith("self.") or name.count(".") != 1 or name in frame.locals:
                 continue
             value = self.instance_attribute(frame.self_value, name[5:], frame, None)
-            if not self.is_conversation(name, value, frame) and self.carries(name, value, mutation, method.body):
+            if not self.is_conversation(name, value, frame) and _carries(name, value, mutation, method.body):
                 frame.locals[name] = self.loop_state(name, mutation, frame)
 
     # --- statements --------------------------------------------------------------------------
@@ -523,23 +523,13 @@ class Evaluator:
         for name, mutation in self.loop_carried(body, frame).items():
             value = frame.locals.get(name)
             if value is not None and not self.is_conversation(name, value, frame) \
-                    and self.carries(name, value, mutation, body):
+                    and _carries(name, value, mutation, body):
                 after_one_pass[name] = value
                 frame.locals[name] = self.loop_state(name, mutation, frame)
         self.run_block(body, frame)
         # Per-step only for the requests the loop sends: after it, what it built (the results it
         # collected, the final summary) is the loop's output, as after one pass.
         frame.locals.update(after_one_pass)
-
-    @staticmethod
-    def carries(name: str, value: Value, mutation: ast.stmt, body: list[ast.stmt]) -> bool:
-        """Whether a value a loop body changes is state it carries as text: a list, a text, an
-        unknown (a call's result), or a dict it stores items in (not the request's `**kwargs`);
-        not what is already volatile, which keeps its own origin."""
-        if isinstance(value, Unknown):
-            return not value.hole.volatility.is_volatile
-        return isinstance(value, (Seq, Text)) or \
-            isinstance(value, Mapping) and _stored_into(mutation) and name not in _splatted(body)
 
     def loop_carried(self, body: list[ast.stmt], frame: Frame) -> dict[str, ast.stmt]:
         """What an agent loop carries to its next pass (`_loop_carried`), and the attributes of
@@ -568,8 +558,9 @@ class Evaluator:
 
     def is_conversation(self, name: str, value: Value, frame: Frame) -> bool:
         """Whether a list a loop grows is the conversation (its growth is what the cache is for).
-        A list the object keeps is one when its class says so (`_appended_attributes`): a plan
-        or a log kept on `self` reads like a history, messages written earlier, but is not one."""
+        A list the object keeps is one when named like one or given written-out messages
+        (`_appended_attributes`): a plan or a log kept on `self` reads like a history, messages
+        written earlier, but is not one."""
         if name.startswith("self.") and name.count(".") == 1 and isinstance(frame.self_value, Instance):
             if _named_like_a_conversation(name[5:]) and not isinstance(value, Mapping):
                 return True  # `self.history += [HumanMessage(...)]`; a dict of facts is not one
@@ -739,10 +730,7 @@ class Evaluator:
         path = _dotted(node)
         if not path:
             return
-        container = frame.locals.get(path)
-        if container is None:
-            # `self.messages[0] = ...`: the list the object keeps, as this method reads it
-            container = self.lookup_name(path, frame, target) if "." not in path else self.eval(node, frame)
+        container = self.held_container(path, node, frame)
         if (len(keys) > 1 or isinstance(container, Seq)) and isinstance(value, Unknown) \
                 and not value.hole.volatility.is_volatile:
             # A message rewritten by a call the analysis cannot follow (`msg[0]["content"] =
@@ -766,10 +754,16 @@ class Evaluator:
         else:
             return None
         path = _dotted(slot.value)
-        container = frame.locals.get(path) if path else None
-        if container is None and path and "." not in path:
-            container = self.lookup_name(path, frame, slot.value)
-        return slot if isinstance(container, Mapping) else None
+        return slot if path and isinstance(self.held_container(path, slot.value, frame), Mapping) else None
+
+    def held_container(self, path: str, node: ast.expr, frame: Frame) -> Value:
+        """The list or dict an item assignment changes, named by ``path`` (``node``'s dotted
+        name): a local, a global, or what the object keeps (`self.messages[0] = ...`), as this
+        function reads it."""
+        container = frame.locals.get(path)
+        if container is not None:
+            return container
+        return self.lookup_name(path, frame, node) if "." not in path else self.eval(node, frame)
 
     # --- expressions -------------------------------------------------------------------------
 
@@ -1030,8 +1024,7 @@ class Evaluator:
         self.bind_locals_used(method, stmt, sub)
         value = self.eval(stmt.value, sub)
         where = klass.module.location(stmt)
-        appended = _appended_attributes(klass)
-        if isinstance(value, Seq) and attr in appended:
+        if isinstance(value, Seq) and attr in _appended_attributes(klass):
             # A list kept on the object and appended to: what earlier calls appended follows the
             # items it was made with (the system message a conversation starts with).
             hole = Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True)
@@ -2355,8 +2348,8 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
 
 
 def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
-    """The ``self.x`` lists a class appends to, each with whether it holds the conversation: named
-    like one (`self.messages`, `self.chat_history`) or given a written-out message somewhere."""
+    """The ``self.x`` lists a class appends to, each with whether a written-out message is appended
+    to it somewhere (then it holds the conversation, whatever its name)."""
     cached = klass.__dict__.get("_appended")
     if cached is not None:
         return cached
@@ -2366,9 +2359,7 @@ def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
                 path = _dotted(node.func.value)
                 if path and path.startswith("self.") and path.count(".") == 1:
-                    name = path[5:]
-                    found[name] = found.get(name, False) or _named_like_a_conversation(name) \
-                        or any(_is_message_node(arg) for arg in node.args)
+                    found[path[5:]] = found.get(path[5:], False) or any(_is_message_node(a) for a in node.args)
     klass.__dict__["_appended"] = found
     return found
 
@@ -2470,6 +2461,16 @@ def _grown_name(node: ast.stmt) -> str | None:
                 and any(_dotted(n) == name for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))):
             return name
     return None
+
+
+def _carries(name: str, value: Value, mutation: ast.stmt, body: list[ast.stmt]) -> bool:
+    """Whether a value a loop body changes is state it carries as text: a list, a text, an unknown
+    (a call's result), or a dict it stores items in (not the request's `**kwargs`); not what is
+    already volatile, which keeps its own origin."""
+    if isinstance(value, Unknown):
+        return not value.hole.volatility.is_volatile
+    return isinstance(value, (Seq, Text)) or \
+        isinstance(value, Mapping) and _stored_into(mutation) and name not in _splatted(body)
 
 
 def _splatted(body: list[ast.stmt]) -> set[str]:
