@@ -737,7 +737,8 @@ def _history_cuts_of(rule: SlidingHistoryWindow, display: str, path: Path,
             raise
         internal.append(internal_error(display, exc, f"rule {rule.code}"))
         return None
-    return [cache_store.encode(found), [[h.method, cache_store.encode(h.location), h.history, h.how] for h in helpers]]
+    return [cache_store.encode(found), [[h.method, cache_store.encode(h.location), h.history, h.how, h.alone]
+                                         for h in helpers]]
 
 
 def _decoded_cuts(stored: Any) -> tuple[list[Finding], list[HelperCut]] | None:
@@ -746,8 +747,8 @@ def _decoded_cuts(stored: Any) -> tuple[list[Finding], list[HelperCut]] | None:
     try:
         found, cuts = stored
         findings = list(cache_store.decode(found))
-        helpers = [HelperCut(str(method), cache_store.decode(where), str(history), str(how))
-                   for method, where, history, how in cuts]
+        helpers = [HelperCut(str(method), cache_store.decode(where), str(history), str(how), alone is True)
+                   for method, where, history, how, alone in cuts]
     except (TypeError, ValueError, cache_store.CacheFormatError):
         return None
     if not all(isinstance(f, Finding) for f in findings) or not all(isinstance(h.location, Location) for h in helpers):
@@ -774,7 +775,7 @@ def _helper_cut_findings(rule: SlidingHistoryWindow, project: Project, helpers: 
                          called: Callable[[Path], tuple[str, ...]], python_files: list[Path],
                          stored: ModuleResults) -> list[Finding]:
     by_name = {helper.method: helper for helper in helpers}
-    helpers_key = cache_store.stable_hash(cache_store.encode([[h.method, h.location, h.history, h.how]
+    helpers_key = cache_store.stable_hash(cache_store.encode([[h.method, h.location, h.history, h.how, h.alone]
                                                               for h in helpers]))
     findings: list[Finding] = []
     reported: set[str] = set()
@@ -793,7 +794,7 @@ def _helper_cut_findings(rule: SlidingHistoryWindow, project: Project, helpers: 
             findings.append(finding)
             reported.add(method)
     return findings + [rule.cut_finding(h.location, f"`{h.history}` {h.how}") for h in helpers
-                       if h.method not in reported]
+                       if h.method not in reported and h.alone]
 
 
 def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd: Path,

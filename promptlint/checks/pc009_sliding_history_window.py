@@ -103,14 +103,18 @@ OPEN_SLICE = re.compile(r"\w\[[^\]\n:]{1,60}:\s*\]")
 
 
 # A file that handles chat messages for a model: role-tagged messages, an LLM client or call.
-CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client)")
+CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client|assistant)")
 
 
 # The cheap anchors of a cut, found with str.find: CANDIDATE (case-insensitive, with alternations)
 # runs only around them, since the first pass reads every file of the project (the regex alone
 # took 1.3 s over a 12 MB tree).
 ANCHORS = ("[-", "[ -", ".pop(", "del ", "[:", "len(")
-CHAT_WORDS = ("role", "llm", "completion", "chat_model", "model_client")
+CHAT_WORDS = ("role", "llm", "completion", "chat_model", "model_client", "assistant")
+# A class named like a conversation that slices a list of its own from the end (griptape's
+# `ConversationMemory.runs[-last_n:]`): its lists are the history whatever they are called.
+HISTORY_CLASS = re.compile(r"(?i)\bclass\s+\w*(?:" + "|".join(HISTORY_WORDS) + r")")
+OWN_TAIL = re.compile(r"\bself\.\w+\[\s*-")
 
 
 def may_cut_history(text: str) -> bool:
@@ -126,6 +130,8 @@ def may_cut_history(text: str) -> bool:
             if CANDIDATE.search(text, max(0, start - 80), start + 120):
                 return CHAT_CODE.search(text) is not None
             start = text.find(anchor, start + 1)
+    if HISTORY_CLASS.search(text) is not None and OWN_TAIL.search(text) is not None:
+        return CHAT_CODE.search(text) is not None
     return HISTORY_TEXT.search(text) is not None and OPEN_SLICE.search(text) is not None \
         and CHAT_CODE.search(text) is not None
 
@@ -147,6 +153,9 @@ class HelperCut:
     location: Location
     history: str
     how: str
+    # False for a method that hands out the latest ``n`` items its caller asks for
+    # (``self.runs[-last_n:]``): a window only where a caller lowers ``n`` to fit a limit.
+    alone: bool = True
 
 
 class SlidingHistoryWindow(Rule):
@@ -328,17 +337,20 @@ class Conversation:
                        CallSite(location, "conversation history", "any"), hint=self.fix_hint)
 
     def helper_cuts(self, path: str, tree: ast.Module) -> list[HelperCut]:
-        return [HelperCut(cut.function, _location(path, cut.node), cut.history, cut.how)
+        return [HelperCut(cut.function, _location(path, cut.node), cut.history, cut.how, cut.alone)
                 for cut in _helper_cut_nodes(tree)]
 
     def caller_findings(self, path: str, tree: ast.Module, helpers: dict[str, HelperCut]
                         ) -> Iterator[tuple[Finding, HelperCut]]:
-        """Calls of a helper cut made under a limit test: the window is the caller's."""
+        """Calls of a helper cut made under a limit test, or with a count lowered until the
+        result fits one: the window is the caller's."""
         for call, helper in calls_under_limit(tree, helpers):
             where = helper.location
+            receiver = ast.unparse(call.func.value)  # type: ignore[attr-defined]
             yield self.cut_finding(_location(path, call), (
-                f"`{ast.unparse(call)}` cuts `{ast.unparse(call.func.value)}` each time it is over its limit "  # type: ignore[attr-defined]
-                f"(`{helper.method}` at {where.path}:{where.line}: `{helper.history}` {helper.how})")), helper
+                f"`{ast.unparse(call)}` cuts `{helper.history if receiver == 'self' else receiver}` each time it "
+                f"is over its limit (`{helper.method}` at {where.path}:{where.line}: `{helper.history}` "
+                f"{helper.how})")), helper
 
 
 def _location(path: str, node: ast.AST) -> Location:
@@ -415,6 +427,7 @@ class _HelperNode:
     node: ast.AST
     history: str
     how: str
+    alone: bool = True
 
 
 def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
@@ -425,6 +438,7 @@ def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
     if kept is not None:
         return kept
     found: list[_HelperNode] = []
+    history_classes = {id(f) for c in nodes_of(tree, ast.ClassDef) if HISTORY_NAME.search(c.name) for f in c.body}
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
         if not params or params[0] != "self":
@@ -436,8 +450,62 @@ def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
                 names = {n.id for n in nodes_of(node, ast.Name)}
                 if cut.history.startswith("self.") and names & set(params[1:]):
                     found.append(_HelperNode(function.name, cut.node, cut.history, cut.how))
+            tail = _latest_asked(node, set(params[1:]), id(function) in history_classes)
+            if tail is not None:
+                found.append(_HelperNode(function.name, node, *tail, alone=False))
     tree._promptlint_helper_cuts = found  # type: ignore[attr-defined]
     return found
+
+
+def _latest_asked(node: ast.stmt, params: set[str], history_class: bool) -> tuple[str, str] | None:
+    """``runs = self.runs[-last_n:] if last_n else self.runs`` (or returned): the latest items of
+    the object's history, as many as a parameter says. The list counts as the history by its name,
+    or because the class is named like one (``ConversationMemory``)."""
+    value = node.value if isinstance(node, (ast.Assign, ast.Return)) else None
+    for branch in (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,):
+        if not (isinstance(branch, ast.Subscript) and isinstance(branch.slice, ast.Slice)
+                and isinstance(branch.value, ast.Attribute) and isinstance(branch.value.value, ast.Name)
+                and branch.value.value.id == "self"):
+            continue
+        lower = branch.slice.lower
+        if branch.slice.upper is None and isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub) \
+                and isinstance(lower.operand, ast.Name) and lower.operand.id in params \
+                and (history_class or _history(branch.value) is not None):
+            return ast.unparse(branch.value), f"is cut to its last `{lower.operand.id}` items"
+    return None
+
+
+def _countdowns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[frozenset[str], set[int]]:
+    """Counts a loop lowers until what it measures fits a limit (``while n > 0 and
+    count_tokens(h[-n:]) > limit: n -= 1``), and the ids of the nodes inside such loops (where the
+    count is tried, not used)."""
+    counts: set[str] = set()
+    inside: set[int] = set()
+    for loop in nodes_of(function, (ast.While, ast.For, ast.AsyncFor)):
+        lowered = {n.target.id for n in nodes_of(loop, ast.AugAssign)
+                   if isinstance(n.op, ast.Sub) and isinstance(n.target, ast.Name)}
+        if lowered and any(_is_budget_check(test.test) for test in nodes_of(loop, (ast.If, ast.While))):
+            counts |= lowered
+            inside |= {id(n) for n in nodes_of(loop, ast.AST)}
+    return frozenset(counts), inside
+
+
+def _countdown_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Cut]:
+    """``h[-n:]`` (or ``h[len(h) - n:]``) after a loop that lowers ``n`` until it fits a limit:
+    the latest messages that fit, so the start moves on every request once the history is full."""
+    counts, inside = _countdowns(function)
+    if not counts:
+        return
+    for node in nodes_of(function, ast.Subscript):
+        if id(node) in inside or not isinstance(node.slice, ast.Slice) or node.slice.upper is not None:
+            continue
+        lower = node.slice.lower
+        size = lower.operand if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub) else \
+            lower.right if isinstance(lower, ast.BinOp) and isinstance(lower.op, ast.Sub) and _uses_len(lower.left) \
+            else None
+        history = _history(node.value)
+        if isinstance(size, ast.Name) and size.id in counts and history is not None:
+            yield Cut(node, history, f"is cut to the latest `{size.id}` messages that fit its limit")
 
 
 def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterator[tuple[ast.Call, HelperCut]]:
@@ -451,6 +519,26 @@ def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterat
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
                     and call.func.attr in helpers and _history(call.func.value) is not None:
                 yield call, helpers[call.func.attr]
+        yield from _counted_down_calls(function, helpers)
+
+
+def _counted_down_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, helpers: dict[str, HelperCut]
+                        ) -> Iterator[tuple[ast.Call, HelperCut]]:
+    """``self.to_prompt_stack(n)`` after a loop that lowers ``n`` until the result fits a limit
+    (griptape's autoprune): the latest ``n`` turns that fit, a window that slides once full."""
+    counts, inside = _countdowns(function)
+    if not counts:
+        return
+    for call in nodes_of(function, ast.Call):
+        helper = helpers.get(call.func.attr) if isinstance(call.func, ast.Attribute) else None
+        if helper is None or id(call) in inside:
+            continue
+        receiver = call.func.value  # type: ignore[attr-defined]
+        own = isinstance(receiver, ast.Name) and receiver.id == "self" and helper.history.startswith("self.")
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if (own or _history(receiver) is not None) \
+                and any(isinstance(a, ast.Name) and a.id in counts for a in arguments):
+            yield call, helper
 
 
 def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
@@ -480,6 +568,10 @@ def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple
             cut = _text_cut(node, texts, length_names)
             if cut is not None:
                 yield scope, cut
+    for cut in _countdown_cuts(function):
+        not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
+        if cut.history not in not_messages:
+            yield function, cut
 
 
 def _history_texts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
