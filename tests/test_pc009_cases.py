@@ -567,3 +567,93 @@ async def chat(llm, ask):
     assert not result.errors, result.errors
     found = [(f.location.path, f.location.line) for f in result.findings if f.rule == "PC009"]
     assert found == [("agent.py", 11)]
+
+
+COUNTDOWN_FIT = '''
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def fit(messages: list, limit: int) -> list:
+    n = len(messages)
+    while n > 0 and count_tokens(messages[-n:]) > limit:
+        n -= 1
+    return messages[-n:]
+
+
+def batch(documents: list, limit: int) -> list:
+    size = len(documents)
+    while size > 0 and count_tokens(documents[:size]) > limit:
+        size -= 1
+    return documents[:size]
+
+
+def chat(messages: list):
+    return client.chat.completions.create(model="gpt-4o", messages=fit(messages, 3000))
+'''
+
+
+def test_the_latest_messages_that_fit_a_limit_are_a_window(tmp_path: Path) -> None:
+    # A count lowered until the tail fits: the tail starts one message later as the history grows.
+    # The documents cut to a batch that fits keep their start, so they are not a window.
+    root = write_tree(tmp_path, {"app.py": COUNTDOWN_FIT})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    found = [(f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
+    assert found == [(10, "`messages` is cut to the latest `n` messages that fit its limit" + CUT)]
+
+
+MEMORY = '''
+class ConversationMemory:
+    """Runs of the conversation: what the user asked, what the assistant answered."""
+
+    def __init__(self):
+        self.runs = []
+
+    def to_messages(self, last_n=None):
+        runs = self.runs[-last_n:] if last_n else self.runs
+        out = []
+        for run in runs:
+            out.append({"role": "user", "content": run.input})
+            out.append({"role": "assistant", "content": run.output})
+        return out
+'''
+
+
+def test_an_accessor_of_the_latest_turns_is_a_window_where_a_caller_lowers_its_count(tmp_path: Path) -> None:
+    # griptape's autoprune: the memory hands out its last `n` runs; the caller lowers `n` until the
+    # prompt fits. The list is the history because the class is named like one.
+    root = write_tree(tmp_path, {"memory.py": MEMORY, "prune.py": '''
+from memory import ConversationMemory
+
+
+class PrunedMemory(ConversationMemory):
+    def fitted(self, limit):
+        n = len(self.runs)
+        while n > 0:
+            if count_tokens(self.to_messages(n)) <= limit:
+                break
+            n -= 1
+        return self.to_messages(n)
+
+    def recent(self):
+        return self.to_messages(3)
+'''})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    found = [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
+    assert found == [("prune.py", 11, "`self.to_messages(n)` cuts `self.runs` each time it is over its limit "
+                      "(`to_messages` at memory.py:8: `self.runs` is cut to its last `last_n` items)" + CUT)]
+
+
+def test_an_accessor_of_the_latest_turns_no_caller_counts_down_is_not_reported(tmp_path: Path) -> None:
+    # Handing out the last `n` runs is not a window by itself: a fixed `n`, or none, keeps no limit.
+    root = write_tree(tmp_path, {"memory.py": MEMORY, "agent.py": '''
+from memory import ConversationMemory
+
+
+def replay(memory: ConversationMemory, turns: int):
+    return memory.to_messages(turns)
+'''})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    assert [f for f in result.findings if f.rule == "PC009"] == []

@@ -4,7 +4,9 @@ r"""PC009 sliding-history-window.
 Finds conversation histories that are cut from the front or the middle one message at a time once
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens, `messages[:1] +
-messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`), a `get_messages()` that
+messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`), the latest `n` messages
+after a loop that lowers `n` until they fit a limit (`messages[-n:]`, or a memory's
+`to_messages(n)` that hands out its last `n` turns: griptape's autoprune), a `get_messages()` that
 returns only the last `buffer_size` messages of what it holds, the conversation rendered as text
 (`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework
 settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
@@ -57,7 +59,10 @@ is the trade-off you chose, with a suppression comment saying so. Framework wind
 for the constructors listed in `history_windows`. A method that cuts where its caller says
 (`def trim(self, index, count)` with no limit test of its own) is reported at the calls made under
 a limit test (`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name called
-on a history-named object; where no such call is found, at the method itself.
+on a history-named object; where no such call is found, at the method itself. A method that hands
+out the last `n` items of its object's list (`self.runs[-last_n:]`, in a class named like a
+conversation or on a history-named list) is reported only where a caller lowers `n` until the result
+fits a limit: the count must be lowered (`n -= 1`) in a loop that tests a size or a budget.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -285,6 +290,14 @@ def fit(messages: list, model_client, limit: int) -> list:
     while model_client.count_tokens(messages) > limit and messages:
         messages.pop(len(messages) // 2)
     return messages
+""",
+        # The latest messages that fit: a count lowered until the tail fits its token limit.
+        """
+def latest_that_fit(messages: list, llm, limit: int) -> list:
+    n = len(messages)
+    while n > 0 and llm.count_tokens(messages[-n:]) > limit:
+        n -= 1
+    return messages[-n:]
 """,
         # The conversation as text, cut from the front until it fits (swarms' dynamic context window).
         """
