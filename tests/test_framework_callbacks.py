@@ -71,6 +71,25 @@ def build(state) -> Agent:
     assert findings(tmp_path, files) == []
 
 
+def test_a_clock_in_dynamic_instructions_of_an_agent_built_at_import_is_per_request(tmp_path: Path) -> None:
+    """INVALID: the Agents SDK calls the instructions function before every model call, also when
+    the agent is a module-level object: the clock in it changes on every request, not once per
+    process (as text given directly at import would)."""
+    files = {"agent/support.py": f'''
+from datetime import datetime
+
+from agents import Agent, RunContextWrapper
+
+def dynamic_instructions(context: RunContextWrapper, agent: Agent) -> str:
+    return f"Now: {{datetime.now().isoformat()}}\\n{GUIDELINES}"
+
+support = Agent(name="support", instructions=dynamic_instructions)
+'''}
+    found = findings(tmp_path, files)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent/support.py", 6, "warning")]
+    assert found[0][3].startswith("per-request clock `datetime.now()` comes before ")
+
+
 MODEL_CALLBACK_APP = {
     "agent/modifiers.py": '''
 from google.adk.agents.callback_context import CallbackContext

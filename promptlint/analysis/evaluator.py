@@ -2017,10 +2017,11 @@ class Evaluator:
     def instructions_piece(self, value: Value, agent: str, frame: Frame) -> Value:
         """One argument of an agent constructor, as the system text it becomes. A function passed
         as the instructions (an ADK instruction provider, a dynamic-instructions callable) is
-        called by the framework before every model call, so what it returns is judged as it is;
-        text given directly is built once with the agent and serves a whole conversation."""
+        called by the framework before every model call, so what it returns is judged as it is,
+        never as import-time code even where the agent is built at module level; text given
+        directly is built once with the agent and serves a whole conversation."""
         if isinstance(value, FuncVal) and frame.depth < MAX_DEPTH:
-            return self.call_function(value, [], {}, frame, None)
+            return self.call_function(value, [], {}, replace(frame, import_time=False), None)
         return cap_volatility(value, Volatility.PER_SESSION,
                               f"`{agent}` is built once and keeps its instructions for a conversation")
 
