@@ -242,6 +242,7 @@ class LayoutCollector:
         input) derives marked per request."""
         if frame.function is None:
             return layout
+        layout = self.with_conversation_derived(layout, frame)
         named = self.named_inputs(frame)
         inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
                                       for seg in part.segments if isinstance(seg, Hole)])
@@ -258,6 +259,17 @@ class LayoutCollector:
             return layout
         return mark_request_derived(layout, derived_names(frame.function, wider), wider, named=named,
                                     scope=scope, parts=frozenset({"system"}))
+
+    def with_conversation_derived(self, layout: PromptLayout, frame: Frame) -> PromptLayout:
+        """The layout with what is computed from the whole conversation so far (a parameter named
+        like it: rules/prompt_sinks.yaml conversation_inputs) marked per request: a transcript of
+        it grows with every turn."""
+        names = parameter_names(frame.function) & self.knowledge.conversation_inputs if frame.function else set()
+        derived = derived_names(frame.function, names, whole=True) if names else set()
+        if not derived:
+            return layout
+        return mark_request_derived(layout, derived, names, named=frozenset(names),
+                                    scope=frame.module.location(frame.function), conversation=True)
 
     def user_turn_inputs(self, function: ast.AST) -> set[str]:
         users = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}
@@ -279,7 +291,8 @@ class LayoutCollector:
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
         layout = assembly_layout(what, text, frame.module.location(node), frame.qualname, messages, via)
         scope = frame.module.location(frame.function) if frame.function is not None else None
-        self.add(mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame), scope))
+        layout = mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame), scope)
+        self.add(self.with_conversation_derived(layout, frame))
 
     def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value, via: Via | None = None) -> None:
         from promptlint.analysis.layout import messages_layout

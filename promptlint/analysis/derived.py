@@ -93,23 +93,27 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
     return found - NOT_INPUTS
 
 
-def derived_names(function: ast.AST, inputs: set[str]) -> set[str]:
+def derived_names(function: ast.AST, inputs: set[str], whole: bool = False) -> set[str]:
     """``inputs`` and every local name assigned from an expression that uses one of them, to a
-    fixed point (flow-insensitive: any assignment in the function counts)."""
+    fixed point (flow-insensitive: any assignment in the function counts). ``whole``: only uses of
+    the inputs whole count (for the conversation: not its first or last message, its length, or
+    the system messages a loop picks out of it)."""
+    kept = frozenset(inputs) if whole else frozenset()
     uses: list[tuple[set[str], set[str]]] = []  # (targets, names used by the value)
     counts: set[str] = set()  # `n = len(items)`: a size (the same few numbers on every request), not content
     for node in nodes_of(function, BINDINGS):  # one walk of the definition for every kind
         if isinstance(node, ast.Assign):
             targets = {n for t in node.targets for n in target_names(t)}
-            uses.append((targets, _used(node.value)))
+            uses.append((targets, _used(node.value, kept)))
             if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == "len":
                 counts |= targets
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):  # `x: str` binds, uses nothing
-            uses.append((set(target_names(node.target)), _used(node.value) if node.value is not None else set()))
+            uses.append((set(target_names(node.target)), _used(node.value, kept) if node.value is not None else set()))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
-            uses.append((set(target_names(_content_target(node))), _used(node.iter)))
+            if not (whole and _picks_system_messages(node)):
+                uses.append((set(target_names(_content_target(node))), _used(node.iter, kept)))
         else:
-            uses.extend((set(target_names(item.optional_vars)), _used(item.context_expr))
+            uses.extend((set(target_names(item.optional_vars)), _used(item.context_expr, kept))
                         for item in node.items if item.optional_vars is not None)
     local = parameter_names(function) | {name for targets, _ in uses for name in targets}
     derived = (inputs & local) - counts  # module names and globals in the user turn are not its input
@@ -155,7 +159,8 @@ def parameter_names(function: ast.AST) -> set[str]:
 
 def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[str],
                          computed_by: set[str] | None = None, named: frozenset[str] = frozenset(),
-                         scope: Location | None = None, parts: frozenset[str] | None = None) -> PromptLayout:
+                         scope: Location | None = None, parts: frozenset[str] | None = None,
+                         conversation: bool = False) -> PromptLayout:
     """The layout with the unknown holes before its final user turn that carry a derived name made
     per-request holes (the final user turn itself is left alone: that is where they belong).
 
@@ -169,9 +174,13 @@ def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[st
     Holes tagged where an entry handed a derived value to a helper (``tag_request_derived``) are
     per request wherever the helper puts them, except in the final user turn.
 
-    ``parts``: the only parts to mark (by name), when the input is known less directly."""
+    ``parts``: the only parts to mark (by name), when the input is known less directly.
+
+    ``conversation``: the inputs are the conversation so far (rules/prompt_sinks.yaml
+    ``conversation_inputs``), and ``derived`` what is computed from it whole."""
     def mark(hole: Hole) -> Hole:
-        return _mark_hole(hole, derived, inputs, computed_by, named, scope) if derived else _from_tag(hole)
+        return _mark_hole(hole, derived, inputs, computed_by, named, scope, conversation) if derived \
+            else _from_tag(hole)
 
     marked = tuple(part if part.name == "final_user" or parts is not None and part.name not in parts
                    else _mark_part(part, mark) for part in layout.parts)
@@ -201,13 +210,14 @@ def _from_tag(hole: Hole) -> Hole:
 
 
 def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set[str] | None,
-               named: frozenset[str], scope: Location | None = None) -> Hole:
+               named: frozenset[str], scope: Location | None = None, conversation: bool = False) -> Hole:
     if hole.volatility is Volatility.UNKNOWN and hole.origin is not None:
         return _from_tag(hole)
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
         return hole
     born_here = scope is not None and scope.contains(hole.location)
-    carried = set(WORD.findall(hole.expression)) if scope is None or born_here else set()
+    words = whole_names(hole.expression, frozenset(inputs)) if conversation else set(WORD.findall(hole.expression))
+    carried = words if scope is None or born_here else set()
     for step in hole.path:
         # A value made here is what its own expression made: passing it on through a helper that
         # also takes the input (`p = enhance(p, message)`) does not make it derived.
@@ -222,7 +232,8 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
     hole = _as_entered(hole, scope)
     origin = Origin(hole.location, f"derived from {source}", DERIVED, Volatility.PER_REQUEST)
     via = "" if found[0] in inputs else f" and `{found[0]}` is computed from it"
-    what = "taken by its name to be the request's own input" if inputs & derived <= named \
+    what = "taken by its name to be the conversation so far, which grows with every turn" if conversation \
+        else "taken by its name to be the request's own input" if inputs & derived <= named \
         else "the request's own input (the final user turn)"
     return replace(hole, volatility=Volatility.PER_REQUEST, origin=origin,
                    assumption=f"{source} is {what}{via}, so this text changes with every request")
@@ -243,22 +254,53 @@ def _as_entered(hole: Hole, scope: Location | None) -> Hole:
     return replace(hole, location=step.location, expression=named.group(1) if named else hole.expression)
 
 
-def _used(value: ast.AST) -> set[str]:
+def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:
+    """The names ``value`` uses; of the names in ``whole``, only uses of the whole value (not
+    ``h[0]``, ``h[-1]`` or ``len(h)``)."""
     if _selects_system_messages(value):
         return set()  # `[m for m in msg if m["role"] == "system"]`: the system part, not the user's turn
-    return {node.id for node in nodes_of(value, ast.Name)} | ({value.id} if isinstance(value, ast.Name) else set())
+    names = nodes_of(value, ast.Name)
+    if whole:
+        parts = {id(node.value) for node in nodes_of(value, ast.Subscript) if _one_item(node.slice)}
+        parts |= {id(node.args[0]) for node in nodes_of(value, ast.Call)
+                  if isinstance(node.func, ast.Name) and node.func.id == "len" and node.args}
+        names = [node for node in names if node.id not in whole or id(node) not in parts]
+    return {node.id for node in names}
+
+
+def whole_names(expression: str, whole: frozenset[str]) -> set[str]:
+    """The names an expression uses, those in ``whole`` only as a whole; none when it does not parse."""
+    try:
+        return _used(ast.parse(expression.strip(), mode="eval").body, whole)
+    except SyntaxError:
+        return set()
+
+
+def _one_item(index: ast.expr) -> bool:
+    """``[0]``, ``[-1]``, ``["content"]``: one item, not a run of them."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant)
 
 
 def _selects_system_messages(value: ast.AST) -> bool:
     """A comprehension that keeps only the messages whose role is ``"system"``."""
     if not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or len(value.generators) != 1:
         return False
-    for test in value.generators[0].ifs:
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-            sides = (test.left, test.comparators[0])
-            role = any(isinstance(side, ast.Subscript) and isinstance(side.slice, ast.Constant)
-                       and side.slice.value == "role" or isinstance(side, ast.Attribute) and side.attr == "role"
-                       for side in sides)
-            if role and any(isinstance(side, ast.Constant) and side.value == "system" for side in sides):
-                return True
+    return any(_tests_system_role(test) for test in value.generators[0].ifs)
+
+
+def _picks_system_messages(loop: ast.For | ast.AsyncFor) -> bool:
+    """A loop over messages that tests for the system role (`if m["role"] == "system": system =
+    m["content"]`): what it takes out is the fixed system prompt, not the conversation."""
+    return any(_tests_system_role(test) for test in nodes_of(loop, ast.Compare))
+
+
+def _tests_system_role(test: ast.expr) -> bool:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        sides = (test.left, test.comparators[0])
+        role = any(isinstance(side, ast.Subscript) and isinstance(side.slice, ast.Constant)
+                   and side.slice.value == "role" or isinstance(side, ast.Attribute) and side.attr == "role"
+                   for side in sides)
+        return role and any(isinstance(side, ast.Constant) and side.value == "system" for side in sides)
     return False
