@@ -194,6 +194,65 @@ def judge(task_description, result_dirs):
     assert "num_trajectories" not in derived and "summary" in derived
 
 
+def test_the_conversation_counts_whole_not_by_its_first_or_last_message_or_size() -> None:
+    function = ast.parse('''
+def step(history, rules):
+    transcript = "\\n".join(f"{m['role']}: {m['content']}" for m in history)
+    system = history[0]["content"]
+    latest = history[-1]["content"]
+    turns = f"{len(history)} turns"
+    recent = history[-6:]
+    for m in history:
+        if m["role"] == "system":
+            picked = m["content"]
+    return transcript, system, latest, turns, recent, picked
+''').body[0]
+    assert derived_names(function, {"history"}, whole=True) == {"history", "transcript", "recent"}
+    # Read as the request's input (not whole), every use counts.
+    assert {"system", "latest", "turns", "picked"} <= derived_names(function, {"history"})
+
+
+CONVERSATION_APP = {"agent.py": f'''
+from openai import OpenAI
+
+client = OpenAI()
+TOOLS_AND_RULES = "Use the tools below. Think step by step and answer in JSON. " * 80
+
+
+def next_action(history: list[dict]) -> str:
+    transcript = "\\n".join(f"{{m['role']}}: {{m['content']}}" for m in history)
+    prompt = f"Conversation so far:\\n{{transcript}}\\n\\n{{TOOLS_AND_RULES}}"
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": prompt}}, {{"role": "user", "content": "Next action?"}}])
+
+
+def summarize(chat_history: list[dict]) -> str:
+    text = "\\n".join(m["content"] for m in chat_history)
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": TOOLS_AND_RULES}}, {{"role": "user", "content": "Summarize:\\n" + text}}])
+
+
+def with_system(history: list[dict], question: str) -> str:
+    system = history[0]["content"]
+    note = f"The conversation has {{len(history)}} turns."
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": system + TOOLS_AND_RULES + note}}, *history[1:],
+        {{"role": "user", "content": question}}])
+'''}
+
+
+def test_the_conversation_rendered_ahead_of_the_instructions_is_per_request(tmp_path: Path) -> None:
+    """INVALID: a transcript of the conversation opens the system prompt of a ReAct-style step; it
+    grows with every turn, so the tools and rules after it are never a cached prefix. VALID: the
+    transcript in the final user turn, the conversation's first message and its size."""
+    found = findings(tmp_path, CONVERSATION_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent.py", 8, "error")]
+    message = found[0][3]
+    assert message.startswith("per-request request-derived `(f\"{m['role']}: {m['content']}\" for m in history)` "
+                              "comes before 4,812 characters of stable text")
+    assert "`history` is taken by its name to be the conversation so far, which grows with every turn" in message
+
+
 def test_provider_chosen_at_runtime_from_a_registry(tmp_path: Path) -> None:
     """INVALID: a clock in the system text handed to a provider picked from a registry dict; the
     SDK call is two frames down, in whichever subclass the config names."""

@@ -42,7 +42,10 @@ Values computed from the request's own input are per request too: text built fro
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
 placed earlier in the prompt is reported as `request-derived`, and so is a parameter named like
 the request's input (`question`, `query`, `user_input`: `request_inputs` in
-rules/prompt_sinks.yaml; the message says the name is the reason). What a user types at the
+rules/prompt_sinks.yaml; the message says the name is the reason). A transcript of the whole
+conversation so far (a parameter named like it: `history`, `chat_history`; `conversation_inputs`)
+grows with every turn, so it is per request wherever it lands ahead of stable content; its first or
+last message alone, its length, and the system messages picked out of it are not. What a user types at the
 console (`input()`) starts a task the steps after it share: per conversation. So is the result
 of a *lookup*
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
@@ -161,6 +164,18 @@ class VolatileBeforeStable(Rule):
     fix_hint = "move the volatile value after the stable parts (e.g. into the final user message)"
 
     VALID = [
+        # The conversation's transcript in the final user turn, its first message in the system
+        # prompt: the rules stay first, and the first message is the same on every turn.
+        """
+from openai import OpenAI
+client = OpenAI()
+RULES = "Summarize faithfully, in the user's language, without new facts. " * 40
+def summarize(history: list) -> str:
+    transcript = "\\n".join(m["content"] for m in history)
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": history[0]["content"] + RULES},
+        {"role": "user", "content": "Summarize:\\n" + transcript}])
+""",
         # Volatile text in the final user turn: nothing stable follows it.
         """
 from datetime import datetime
@@ -372,6 +387,16 @@ def answer(question: str, retriever) -> str:
     system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 80
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": question}])
+""",
+        # The conversation so far as a transcript, ahead of the tools and rules of a ReAct step.
+        """
+from openai import OpenAI
+client = OpenAI()
+def next_action(history: list) -> str:
+    transcript = "\\n".join(f"{m['role']}: {m['content']}" for m in history)
+    system = f"Conversation so far:\\n{transcript}\\n" + "Use the tools below and answer in JSON. " * 80
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": "Next action?"}])
 """,
         # Memories looked up for this query, inserted as a system message ahead of the messages
         # the conversation already holds: the whole history after it shifts on every turn.
