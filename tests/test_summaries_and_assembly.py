@@ -202,14 +202,15 @@ def step(history, rules):
     latest = history[-1]["content"]
     turns = f"{len(history)} turns"
     recent = history[-6:]
+    title = history.title
     for m in history:
         if m["role"] == "system":
             picked = m["content"]
-    return transcript, system, latest, turns, recent, picked
+    return transcript, system, latest, turns, recent, title, picked
 ''').body[0]
     assert derived_names(function, {"history"}, whole=True) == {"history", "transcript", "recent"}
     # Read as the request's input (not whole), every use counts.
-    assert {"system", "latest", "turns", "picked"} <= derived_names(function, {"history"})
+    assert {"system", "latest", "turns", "title", "picked"} <= derived_names(function, {"history"})
 
 
 CONVERSATION_APP = {"agent.py": f'''

@@ -256,12 +256,14 @@ def _as_entered(hole: Hole, scope: Location | None) -> Hole:
 
 def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:
     """The names ``value`` uses; of the names in ``whole``, only uses of the whole value (not
-    ``h[0]``, ``h[-1]`` or ``len(h)``)."""
+    ``h[0]``, ``h[-1]`` or ``len(h)``, nor an attribute such as ``conversation.title``: an object
+    named like the conversation holds more than its messages)."""
     if _selects_system_messages(value):
         return set()  # `[m for m in msg if m["role"] == "system"]`: the system part, not the user's turn
     names = nodes_of(value, ast.Name)
     if whole:
         parts = {id(node.value) for node in nodes_of(value, ast.Subscript) if _one_item(node.slice)}
+        parts |= {id(node.value) for node in nodes_of(value, ast.Attribute)}
         parts |= {id(node.args[0]) for node in nodes_of(value, ast.Call)
                   if isinstance(node.func, ast.Name) and node.func.id == "len" and node.args}
         names = [node for node in names if node.id not in whole or id(node) not in parts]
