@@ -127,7 +127,7 @@ from promptlint.checks.base import (
     stable_after,
     volatile_holes,
 )
-from promptlint.model import Finding, Hole, Literal, PromptLayout, RelatedLocation, Severity, Volatility
+from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, RelatedLocation, Severity, Volatility
 
 ORDER_CATEGORIES = {"set-order", "dir-order", "shuffle", "sample", "json-order"}
 # Values that stay the same for a whole conversation: the history after them belongs to that
@@ -610,13 +610,21 @@ def _repeated_after(layout: PromptLayout, index: int) -> int:
 
 
 def _stable_block_after(layout: PromptLayout, index: int) -> int:
-    """Characters of known text right after a value, up to the next value that is not known."""
+    """Characters of known text right after a value, up to the next value that is not known. More
+    of the same looked-up content (each retrieved document's fields, with a bullet between them)
+    is part of the value: the block is counted after its last piece."""
+    segments = [segment for _, segment in layout.segments()]
+    origin = _origin_place(segments[index])
     chars = 0
-    for position, (_, segment) in enumerate(layout.segments()):
-        if position <= index:
-            continue
+    for segment in segments[index + 1:]:
         if isinstance(segment, Hole):
-            break
-        if isinstance(segment, Literal):
+            if origin is None or _origin_place(segment) != origin:
+                break
+            chars = 0
+        elif isinstance(segment, Literal):
             chars += len(segment.text)
     return chars
+
+
+def _origin_place(segment: object) -> Location | None:
+    return segment.origin.location if isinstance(segment, Hole) and segment.origin is not None else None
