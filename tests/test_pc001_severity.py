@@ -186,6 +186,24 @@ def ask(question: str, retriever) -> str:
                   "characters of stable text follow it before other request content (info) " + RETRIEVAL)]
 
 
+def test_each_retrieved_document_rendered_field_by_field_before_the_rules(tmp_path: Path) -> None:
+    # The fields of each document with a bullet between them are one block of retrieved content:
+    # the rules after the last field are what is lost, not the "] " between two fields.
+    assert pc001(tmp_path, '''
+def render(entries: list) -> str:
+    lines = ["Documents:"]
+    for entry in entries:
+        lines.append(f"- [{entry.get('title')}] {entry['text']}")
+    return "\\n".join(lines)
+
+def ask(question: str, retriever) -> str:
+    system = render(retriever.search(question)) + "\\n" + RULES * 12
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+''') == [("error", "per-request retrieval `retriever.search(question)` comes before 6,722 characters of "
+                   f"stable text (system prompt) in the `{CALL}` prompt; {PER_REQUEST} " + RETRIEVAL)]
+
+
 def test_retrieved_documents_where_the_history_is_assumed(tmp_path: Path) -> None:
     assert pc001(tmp_path, '''
 def build(question: str, retriever) -> list:
