@@ -87,6 +87,9 @@ estimate's loss assumes the fix adds the breakpoint), and request-derived, retri
 content is `info` (it costs nothing today). Request-derived, retrieved or recalled content followed
 by text that mostly repeats instructions given before it (a "sandwich" around the documents, as
 graphrag's search prompts do on purpose) is `info`: moving the content would only drop the repeat.
+So is such content followed by less than ~500 tokens of fixed text before other request content
+(`{documents}`, one sentence, `Question: {q}`); the fields of the same looked-up content (each
+document's title and text, with a bullet between them) are one block, counted after its last piece.
 A value inside an earlier user, assistant or tool message counts only literal text and a spliced
 history after it as lost: the messages written after it in the same list are this call's own
 content, and the turn itself is replayed as written. A turn that the same expression writes again
