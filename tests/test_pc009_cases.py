@@ -20,6 +20,13 @@ HINT = "cut the history in large blocks (or summarize) so the prefix stays fixed
 WINDOW = (" replays only the latest turns of the conversation: once it is longer, the window slides on every "
           "request, so the replayed history misses the prefix cache on every call")
 
+
+def project_cuts(root: Path) -> list[tuple[str, int, str]]:
+    """(path, line, message) of each PC009 finding on a project, which must analyze cleanly."""
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
+
 REPORTED = {
     "slice stored back under a length check": ('''
 class Memory:
@@ -484,9 +491,7 @@ def test_a_helper_cut_is_reported_where_a_caller_cuts_under_a_limit(tmp_path: Pa
 def one_off(convo: AgentConvo) -> AgentConvo:
     return convo.trim(1, 1)
 '''})
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    found = [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
-    assert found == [("agent.py", 7, "`convo.trim(3, 2)` cuts `convo` each time it is over its limit (`trim` at "
+    assert project_cuts(root) == [("agent.py", 7, "`convo.trim(3, 2)` cuts `convo` each time it is over its limit (`trim` at "
                       "convo.py:6: `self.messages` has messages cut out of its middle and is stored back)" + CUT)]
 
 
@@ -497,9 +502,7 @@ from convo import AgentConvo
 def one_off(convo: AgentConvo) -> AgentConvo:
     return convo.trim(1, 1)
 '''})
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    found = [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
-    assert found == [("convo.py", 6, "`self.messages` has messages cut out of its middle and is stored back" + CUT)]
+    assert project_cuts(root) == [("convo.py", 6, "`self.messages` has messages cut out of its middle and is stored back" + CUT)]
 
 
 def test_a_helper_cut_is_a_method_cutting_its_own_history_where_its_parameters_say() -> None:
@@ -563,10 +566,7 @@ async def chat(llm, ask):
         convo.messages.append({"role": "user", "content": await ask()})
         convo.messages.append({"role": "assistant", "content": await llm(convo.messages)})
 '''})
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    assert not result.errors, result.errors
-    found = [(f.location.path, f.location.line) for f in result.findings if f.rule == "PC009"]
-    assert found == [("agent.py", 11)]
+    assert [(path, line) for path, line, _ in project_cuts(root)] == [("agent.py", 11)]
 
 
 COUNTDOWN_FIT = '''
@@ -598,9 +598,7 @@ def test_the_latest_messages_that_fit_a_limit_are_a_window(tmp_path: Path) -> No
     # A count lowered until the tail fits: the tail starts one message later as the history grows.
     # The documents cut to a batch that fits keep their start, so they are not a window.
     root = write_tree(tmp_path, {"app.py": COUNTDOWN_FIT})
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    found = [(f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
-    assert found == [(10, "`messages` is cut to the latest `n` messages that fit its limit" + CUT)]
+    assert project_cuts(root) == [("app.py", 10, "`messages` is cut to the latest `n` messages that fit its limit" + CUT)]
 
 
 MEMORY = '''
@@ -639,9 +637,7 @@ class PrunedMemory(ConversationMemory):
     def recent(self):
         return self.to_messages(3)
 '''})
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    found = [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
-    assert found == [("prune.py", 11, "`self.to_messages(n)` cuts `self.runs` each time it is over its limit "
+    assert project_cuts(root) == [("prune.py", 11, "`self.to_messages(n)` cuts `self.runs` each time it is over its limit "
                       "(`to_messages` at memory.py:8: `self.runs` is cut to its last `last_n` items)" + CUT)]
 
 
@@ -654,6 +650,4 @@ from memory import ConversationMemory
 def replay(memory: ConversationMemory, turns: int):
     return memory.to_messages(turns)
 '''})
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    assert not result.errors, result.errors
-    assert [f for f in result.findings if f.rule == "PC009"] == []
+    assert project_cuts(root) == []
