@@ -118,7 +118,7 @@ ANCHORS = ("[-", "[ -", ".pop(", "del ", "[:", "len(")
 CHAT_WORDS = ("role", "llm", "completion", "chat_model", "model_client", "assistant")
 # A class named like a conversation that slices a list of its own from the end (griptape's
 # `ConversationMemory.runs[-last_n:]`): its lists are the history whatever they are called.
-HISTORY_CLASS = re.compile(r"(?i)\bclass\s+\w*(?:" + "|".join(HISTORY_WORDS) + r")")
+HISTORY_CLASS = re.compile(r"\bclass\s+\w*(?i:" + "|".join(HISTORY_WORDS) + r")")
 OWN_TAIL = re.compile(r"\bself\.\w+\[\s*-")
 
 
@@ -135,7 +135,7 @@ def may_cut_history(text: str) -> bool:
             if CANDIDATE.search(text, max(0, start - 80), start + 120):
                 return CHAT_CODE.search(text) is not None
             start = text.find(anchor, start + 1)
-    if HISTORY_CLASS.search(text) is not None and OWN_TAIL.search(text) is not None:
+    if "[-" in text and OWN_TAIL.search(text) is not None and HISTORY_CLASS.search(text) is not None:
         return CHAT_CODE.search(text) is not None
     return HISTORY_TEXT.search(text) is not None and OPEN_SLICE.search(text) is not None \
         and CHAT_CODE.search(text) is not None
