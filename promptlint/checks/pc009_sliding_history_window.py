@@ -523,28 +523,33 @@ def _countdown_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterato
 
 def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterator[tuple[ast.Call, HelperCut]]:
     """``convo.trim(3, 2)`` under ``if len(convo.messages) > 11``: a helper cut called on a
-    history-named object, under a limit test."""
+    history-named object, under a limit test; and the calls of ``_counted_down_calls``. Each call
+    once (a nested function's calls are also its enclosing function's)."""
+    seen: set[int] = set()
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        found: list[tuple[ast.Call, HelperCut]] = []
         for node, guards in _walk_with_guards(function.body, ()):
             if not any(_is_budget_check(g) for g in guards) or not isinstance(node, (ast.Expr, ast.Assign)):
                 continue
             call = node.value
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
                     and call.func.attr in helpers and _history(call.func.value) is not None:
-                yield call, helpers[call.func.attr]
-        yield from _counted_down_calls(function, helpers)
+                found.append((call, helpers[call.func.attr]))
+        for call, helper in [*found, *_counted_down_calls(function, helpers)]:
+            if id(call) not in seen:
+                seen.add(id(call))
+                yield call, helper
 
 
 def _counted_down_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, helpers: dict[str, HelperCut]
                         ) -> Iterator[tuple[ast.Call, HelperCut]]:
     """``self.to_prompt_stack(n)`` after a loop that lowers ``n`` until the result fits a limit
     (griptape's autoprune): the latest ``n`` turns that fit, a window that slides once full."""
-    counts, inside = _countdowns(function)
-    if not counts:
-        return
-    for call in nodes_of(function, ast.Call):
-        helper = helpers.get(call.func.attr) if isinstance(call.func, ast.Attribute) else None
-        if helper is None or id(call) in inside:
+    calls = [(call, helpers[call.func.attr]) for call in nodes_of(function, ast.Call)
+             if isinstance(call.func, ast.Attribute) and call.func.attr in helpers]
+    counts, inside = _countdowns(function) if calls else (frozenset(), set())  # most functions call no helper
+    for call, helper in calls:
+        if id(call) in inside:
             continue
         receiver = call.func.value  # type: ignore[attr-defined]
         own = isinstance(receiver, ast.Name) and receiver.id == "self" and helper.history.startswith("self.")
