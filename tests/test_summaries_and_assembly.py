@@ -1165,6 +1165,74 @@ def test_documents_in_a_sandwich_of_repeated_instructions_are_info(tmp_path: Pat
     assert "repeat instructions given before it" in result.findings[0].message
 
 
+TOKEN_COUNTED_APP = {
+    "app/tokens.py": '''
+import tiktoken
+
+
+class TokenCounter:
+    @staticmethod
+    def count_message_tokens(messages, model="gpt-4o"):
+        encoding = tiktoken.encoding_for_model(model)
+        return sum(len(encoding.encode(message["content"])) for message in messages)
+''', "app/llms.py": '''
+from openai import OpenAI
+
+
+class OpenAiLlm:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def chat_completion(self, messages, max_tokens):
+        return self.client.chat.completions.create(model="gpt-4o", messages=messages, max_tokens=max_tokens)
+''', "app/step.py": '''
+import time
+from app.llms import OpenAiLlm
+from app.tokens import TokenCounter
+
+RULES = "Pick the next tool and answer in JSON with the keys tool and args. " * 30
+
+
+def run_step(history, goal):
+    messages = [{"role": "system", "content": f"Now: {time.strftime('%c')}\\n{RULES}"}, *history]
+    messages.append({"role": "user", "content": goal})
+    used = TokenCounter.count_message_tokens(messages=messages)
+    return OpenAiLlm().chat_completion(messages, 4096 - used)
+'''}
+
+
+def judged_calls(root: Path) -> list[str]:
+    """The calls a prompt layout was judged at, by the name the findings give them."""
+    return [layout.call.api for layout in analyze([root], Config(root=root, cache_dir=None), cwd=root).layouts]
+
+
+def test_a_project_function_that_only_counts_the_messages_is_not_the_request(tmp_path: Path) -> None:
+    """INVALID, reported at the call that sends the list: the token counter takes `messages=` too,
+    but its body reaches no LLM call (SuperAGI's `TokenCounter.count_message_tokens`)."""
+    found = findings(tmp_path, TOKEN_COUNTED_APP)
+    assert [(path, line) for path, line, _, _ in found] == [("app/step.py", 9)]
+    assert "`openai.chat.completions` prompt" in found[0][3]
+    assert [call for call in judged_calls(tmp_path) if "count_message_tokens" in call] == []
+
+
+def test_messages_handed_to_a_protocols_stub_method_are_still_a_request(tmp_path: Path) -> None:
+    """INVALID: a method with no body of its own (a protocol's) stands for whatever provider runs."""
+    step = TOKEN_COUNTED_APP["app/step.py"].replace("from app.llms import OpenAiLlm\n", '''from typing import Protocol
+
+
+class ChatModel(Protocol):
+    def complete(self, messages, max_tokens):
+        """Send the messages."""
+        ...
+''').replace("return OpenAiLlm().chat_completion(messages, 4096 - used)",
+              "return model.complete(messages=messages, max_tokens=4096 - used)").replace(
+        "def run_step(history, goal):", "def run_step(model: ChatModel, history, goal):")
+    assert "model.complete(messages=" in step
+    found = findings(tmp_path, {"app/tokens.py": TOKEN_COUNTED_APP["app/tokens.py"], "app/step.py": step})
+    assert [(path, line) for path, line, _, _ in found] == [("app/step.py", 15)]
+    assert "message list (messages passed to model.complete())" in judged_calls(tmp_path)
+
+
 AGENT_STACK = {
     "agents/llm.py": '''
 from openai import OpenAI

@@ -1337,9 +1337,20 @@ class Evaluator:
                         self.callback_messages(frame, node, f"{frame.module.snippet(func)}({attr}=...)", kwargs[attr])
             callee = self.attribute(receiver, func.attr, frame, func)
         result = self.call(callee, args, kwargs, frame, node)
-        if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent:
+        if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent \
+                and not self.sends_nothing(callee):
             self.handed_messages(node, kwargs["messages"], frame)
         return self.lookup_result(node, result, args, kwargs, frame)
+
+    def sends_nothing(self, callee: Value) -> bool:
+        """A project function with a body of its own whose name reaches no LLM call (SuperAGI's
+        `TokenCounter.count_message_tokens(messages=...)`): it is no request, however its argument
+        is named. A stub (a protocol's method) may be any provider's, and stays a request."""
+        if not isinstance(callee, FuncVal) or self.reaching_names is None \
+                or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        name = callee.qualname.rsplit(".", 1)[-1]
+        return name not in self.reaching_names and name not in self.wrappers and not _is_stub(callee.node)
 
     def handed_messages(self, node: ast.Call, messages: Value, frame: Frame) -> None:
         """A message list that opens with a system message, handed as ``messages=`` to a call that
@@ -2363,6 +2374,17 @@ def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
                     found[path[5:]] = found.get(path[5:], False) or any(_is_message_node(a) for a in node.args)
     klass.__dict__["_appended"] = found
     return found
+
+
+def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body of only a docstring, `...`, `pass` or `raise NotImplementedError`: an interface."""
+    for stmt in node.body:
+        if isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in ast.unparse(stmt.exc):
+            continue
+        return False
+    return True
 
 
 def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
