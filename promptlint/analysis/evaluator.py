@@ -978,6 +978,9 @@ class Evaluator:
         return unknown(attr, where)
 
     def instance_attribute(self, inst: Instance, attr: str, frame: Frame, where: Any) -> Value:
+        advanced = self.advanced_attribute(inst.info, attr)
+        if advanced is not None:
+            return advanced
         for name, value in inst.attrs:
             if name == attr:
                 if not _cut_short(value):
@@ -986,6 +989,16 @@ class Evaluator:
                 return stored if stored is not None and not _cut_short(stored) else value
         found = self.class_attribute(inst.info, attr, frame, inst)
         return found if found is not None else unknown(f"self.{attr}", where)
+
+    def advanced_attribute(self, info: ClassInfo, attr: str) -> Value | None:
+        """An attribute a method of the class steps by a constant (`self.turn_number += 1`,
+        `self.remaining_turns -= 1`): a counter of the object's calls, read anywhere (a planner's
+        `resource.remaining_units`), whatever value it was created with."""
+        for klass in self.mro(info):
+            stmt = _advanced_attributes(klass).get(attr)
+            if stmt is not None:
+                return self.counter(stmt, Frame(klass.module))
+        return None
 
     def class_attribute(self, info: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         for klass in self.mro(info):
@@ -1639,6 +1652,8 @@ class Evaluator:
                     or value.qualname in self.knowledge.request_messages:
                 # A framework's run context (see run_state), or the request a model callback rewrites (bind).
                 return Obj(value.qualname)
+        if isinstance(value, ClassVal) and value.info.qualname in self.knowledge.types:
+            return Obj(self.knowledge.types[value.info.qualname])  # the library's own tree (semantic-kernel's)
         if isinstance(value, ClassVal) and frame.depth < MAX_DEPTH:
             return Instance(value.info)
         return None
@@ -1727,7 +1742,7 @@ class Evaluator:
         the library's code: the model says what they build (roles, placeholders)."""
         owner = qualname.rsplit(".", 1)[0]
         module = owner.rsplit(".", 1)[0]
-        return qualname in self.knowledge.chat_templates or \
+        return qualname in self.knowledge.chat_templates or qualname in self.knowledge.types or \
             qualname.endswith(".from_template") and owner.endswith(templates.ROLE_TEMPLATES) \
             and module + ".ChatPromptTemplate" in self.knowledge.chat_templates or \
             qualname.endswith(".MessagesPlaceholder") and owner + ".ChatPromptTemplate" in self.knowledge.chat_templates
@@ -1737,6 +1752,8 @@ class Evaluator:
         owner = member.owner
         name = f"{owner.type}.{member.path}"
         self.assembly_call(name, args, kwargs, frame, node)
+        if owner.type in (templates.KERNEL, templates.PROMPT_FUNCTION):
+            return templates.semantic_kernel_method(self, owner, member.path, args, kwargs, frame, node)
         if name in self.knowledge.apis:
             self.report_sink(frame, node, name, args, kwargs, owner)
             return unknown(f"{name}() response", frame.module.location(node) if node else None)
@@ -2356,6 +2373,24 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
                     if path and path.startswith("self.") and path.count(".") == 1:
                         found.setdefault(path[5:], (method_name, method, stmt))
     klass.__dict__["_assignments"] = found
+    return found
+
+
+def _advanced_attributes(klass: ClassInfo) -> dict[str, ast.AugAssign]:
+    """The ``self.x`` a method other than the constructor steps by a constant, with the first such
+    statement; computed once per class."""
+    cached = klass.__dict__.get("_advanced")
+    if cached is not None:
+        return cached
+    found: dict[str, ast.AugAssign] = {}
+    for method_name, method in klass.methods.items():
+        if method_name in ("__init__", "__post_init__", "__new__"):
+            continue
+        for stmt in nodes_of(method, ast.AugAssign):
+            path = _dotted(stmt.target)
+            if path and path.startswith("self.") and path.count(".") == 1 and _is_counter_step(stmt):
+                found.setdefault(path[5:], stmt)
+    klass.__dict__["_advanced"] = found
     return found
 
 

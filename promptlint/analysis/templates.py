@@ -11,7 +11,9 @@ import ast
 import json
 import re
 import string
+from bisect import bisect_right
 from dataclasses import replace
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -332,13 +334,18 @@ def join(separator: Text, items: Value, frame: "Frame", ev: "Evaluator", node: a
 class _JinjaSlots:
     """Where each ``{{ ... }}`` of a Jinja2 source sits. jinja2's nodes carry only a line, so an
     expression found on a line takes that line's next ``{{ ... }}`` in source order (the order the
-    interpreter visits them); one that opens on another line keeps column 1."""
+    interpreter visits them); one that opens on another line keeps column 1. A source joined from
+    the pieces of a Python string (`\\` continuations drop line breaks) is placed piece by piece."""
 
-    def __init__(self, source: str, origin: Location | None) -> None:
+    def __init__(self, source: str, origin: Location | tuple[Literal, ...] | None) -> None:
+        pieces = origin if isinstance(origin, tuple) else None
+        origin = pieces[0].location if pieces else origin  # type: ignore[assignment]
         self.path = origin.path if origin else "<template>"
         self.line_offset = (origin.line - 1) if origin else 0
         # Columns of the first line count from where the template text starts (an inline string).
-        self.piece = Literal(source, origin or Location(self.path, 1, 1, 1, 1))
+        self.pieces = pieces or (Literal(source, origin or Location(self.path, 1, 1, 1, 1)),)
+        self.starts = list(accumulate((len(p.text) for p in self.pieces[:-1]), initial=0))
+        self.lines = [0] + [m.end() for m in re.finditer("\n", source)] if pieces else []
         self.pending: dict[int, list[tuple[int, int]]] = {}
         for match in _JINJA_TAGS.finditer(source):
             # Comments ({# ... #}) hold no expressions; one spread over lines keeps column 1.
@@ -346,8 +353,15 @@ class _JinjaSlots:
                 line = source.count("\n", 0, match.start()) + 1
                 self.pending.setdefault(line, []).append((match.start(), len(match.group())))
 
+    def at(self, offset: int, length: int = 0) -> Location | None:
+        index = bisect_right(self.starts, offset) - 1
+        return sub_location(self.pieces[index], offset - self.starts[index], length)
+
     def line_start(self, node: Any) -> Location:
-        line = (getattr(node, "lineno", 1) or 1) + self.line_offset
+        lineno = getattr(node, "lineno", 1) or 1
+        if self.lines and lineno <= len(self.lines) and (place := self.at(self.lines[lineno - 1])) is not None:
+            return Location(self.path, place.line, 1, place.line, 1)
+        line = lineno + self.line_offset
         return Location(self.path, line, 1, line, 1)
 
     def expression(self, node: Any) -> Location:
@@ -356,26 +370,28 @@ class _JinjaSlots:
         if not waiting:
             return self.line_start(node)
         offset, length = waiting.pop(0)
-        return sub_location(self.piece, offset, length) or self.line_start(node)
+        return self.at(offset, length) or self.line_start(node)
 
 
 _JINJA_TAGS = re.compile(r"\{#.*?#\}|\{\{.*?\}\}", re.S)
 
 
-def jinja_render(ev: "Evaluator", source: str, origin: Location | None, kwargs: dict[str, Value],
-                 node: ast.AST | None) -> Value:
-    """Interpret a Jinja2 template's output over abstract values (never rendered)."""
+def jinja_render(ev: "Evaluator", source: str, origin: Location | tuple[Literal, ...] | None,
+                 kwargs: dict[str, Value], node: ast.AST | None) -> Value:
+    """Interpret a Jinja2 template's output over abstract values (never rendered). ``origin``: where
+    the source starts, or the pieces of a Python string it was joined from."""
     from jinja2 import Environment, TemplateSyntaxError, nodes
 
-    path = origin.path if origin else "<template>"
+    slots = _JinjaSlots(source, origin)
+    path = slots.path
     try:
         tree = Environment().parse(source)
     except TemplateSyntaxError as exc:
         ev.project.errors.setdefault(path, _file_error(path, f"Jinja2 syntax error (line {exc.lineno}): {exc.message}"))
-        return unknown("template", origin, Volatility.STABLE)
+        return unknown("template", slots.pieces[0].location, Volatility.STABLE)
     out: list[Any] = []
     scope = dict(kwargs)
-    _jinja_nodes(ev, tree.body, scope, out, _JinjaSlots(source, origin), nodes)
+    _jinja_nodes(ev, tree.body, scope, out, slots, nodes)
     return concat(tuple(out))
 
 
@@ -964,9 +980,15 @@ def jinja_template(source: Value | None, where: Location | None) -> Value:
     text = literal_text(source) if source is not None else None
     if text is None or source is None:
         return unknown("template", where, Volatility.STABLE)
-    first = source.segs[0] if isinstance(source, Text) and source.segs else None
-    origin = first.location if isinstance(first, Literal) else where
-    return TemplateVal("jinja", (text, origin))
+    return TemplateVal("jinja", (text, _text_origin(source, where)))
+
+
+def _text_origin(source: Value, where: Location | None) -> Location | tuple[Literal, ...] | None:
+    """Where a template's text starts, or the literal pieces it is made of, each with its place."""
+    segs = source.segs if isinstance(source, Text) else ()
+    if len(segs) > 1 and all(isinstance(seg, Literal) and seg.location is not None for seg in segs):
+        return tuple(segs)  # type: ignore[arg-type]
+    return segs[0].location if segs and isinstance(segs[0], Literal) else where
 
 
 def json_dumps(ev: "Evaluator", value: Value | None, kwargs: dict[str, Value], frame: "Frame",
@@ -1067,3 +1089,136 @@ def langchain_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], 
             ev.message_list(frame, node, f"chat template rendered by a chain's {path}()", messages)
         return unknown("response", where)
     return unknown(path, where)
+
+
+# --- Semantic Kernel prompt functions ----------------------------------------------------------
+# `kernel.add_function(prompt=T, template_format=F)` (or `KernelFunctionFromPrompt`) makes a
+# function whose template is rendered with the `KernelArguments` of each `kernel.invoke(...)`; the
+# rendered text's `<message role="...">` tags become the chat messages sent, in their order.
+
+PROMPT_FUNCTION = "semantic_kernel.prompt_function"
+KERNEL = "semantic_kernel.kernel"
+_SK_INVOKES = ("invoke", "invoke_stream", "invoke_prompt", "invoke_prompt_stream")
+_SK_VARIABLE = re.compile(r"\{\{\s*\$(\w+)\s*\}\}")  # semantic-kernel format: {{$name}}
+_SK_CALL = re.compile(r"\{\{\s*([\w.]+)(\s[^}]*)?\}\}")  # {{plugin.function $arg}}: a call, unknown
+_HANDLEBARS_TAG = re.compile(r"\{\{\{?(.*?)\}?\}\}", re.S)
+_SK_MESSAGE_TAG = re.compile(r"<message\s+role\s*=\s*[\"'](\w+)[\"']\s*>|</message>")
+
+
+def sk_prompt_function(template: Value | None, template_format: Value | None, where: Location | None) -> Obj:
+    """A prompt function of this template, converted to Jinja2 (lines kept, so places stay right)."""
+    kind = literal_text(template_format) if template_format is not None else None
+    text = literal_text(template) if template is not None else None
+    if text is None or not isinstance(template, Text):
+        return Obj(PROMPT_FUNCTION, (("template", unknown("prompt template", where, Volatility.STABLE)),))
+    if kind == "handlebars":
+        text = _handlebars_as_jinja(text)
+    elif kind != "jinja2":
+        text = _SK_CALL.sub(lambda m: "{{ " + m.group(1).replace(".", "_") + " }}", _SK_VARIABLE.sub(r"{{ \1 }}", text))
+    if not _parses(text):  # a construct the conversion does not know: no judgement, and no error
+        return Obj(PROMPT_FUNCTION, (("template", unknown("prompt template", where, Volatility.STABLE)),))
+    return Obj(PROMPT_FUNCTION, (("template", TemplateVal("jinja", (text, _text_origin(template, where)))),))
+
+
+def _handlebars_as_jinja(text: str) -> str:
+    """Blocks (`{{#if}}`, `{{else}}`, `{{#each}}`, ...) become blanks of their length: every branch
+    is read anyway, and a loop's body once, over an unknown item. An output tag becomes the name it
+    outputs, a helper call (`{{json artifact}}`) or a partial an unknown value."""
+    def tag(match: re.Match[str]) -> str:
+        inner = match.group(1).strip("~ \t")
+        if inner[:1] in "#/" or inner == "else" or inner.startswith("else "):
+            return re.sub(r"[^\n]", " ", match.group())
+        name = inner.split()[0].lstrip("@") if inner.split() else ""
+        output = "{{ " + (name if re.fullmatch(r"[A-Za-z_][\w.]*", name) else "value") + " }}"
+        return output + "\n" * match.group().count("\n")  # the lines after it stay where they are
+    return _HANDLEBARS_TAG.sub(tag, text)
+
+
+def _parses(text: str) -> bool:
+    from jinja2 import Environment, TemplateSyntaxError
+
+    try:
+        Environment().parse(text)
+    except TemplateSyntaxError:
+        return False
+    return True
+
+
+def sk_messages(rendered: Value) -> Seq:
+    """The chat messages of a rendered prompt: one per `<message role="...">` tag, in order, and
+    the text outside them as user messages (as Semantic Kernel parses it)."""
+    if not isinstance(rendered, Text):
+        return Seq((Mapping((("role", lit("user")), ("content", rendered))),))
+    messages: list[Value] = []
+    role, current = "user", []
+
+    def close() -> None:
+        if any(not isinstance(seg, Literal) or seg.text.strip() for seg in current):
+            messages.append(Mapping((("role", lit(role)), ("content", Text(tuple(current))))))
+        current.clear()
+
+    for seg in rendered.segs:
+        if not isinstance(seg, Literal):
+            current.append(seg)
+            continue
+        start = 0
+        for match in _SK_MESSAGE_TAG.finditer(seg.text):
+            if match.start() > start:
+                current.append(_piece(seg, start, match.start()))
+            close()
+            role = ROLE_NAMES.get((match.group(1) or "user").lower(), "user")
+            start = match.end()
+        if start < len(seg.text):
+            current.append(_piece(seg, start, len(seg.text)))
+    close()
+    return Seq(tuple(messages))
+
+
+def _piece(seg: Literal, start: int, end: int) -> Literal:
+    if start == 0 and end == len(seg.text):
+        return seg
+    return Literal(seg.text[start:end], sub_location(seg, start) or seg.location)
+
+
+def semantic_kernel_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwargs: dict[str, Value],
+                           frame: "Frame", node: ast.Call | None) -> Value:
+    """A kernel's `add_function` makes a prompt function; `invoke` (of the kernel, or of the
+    function) sends its template rendered with the arguments: judged as that request."""
+    where = frame.module.location(node) if node is not None else None
+    if owner.type == KERNEL and path in ("add_function", "create_function_from_prompt"):
+        return prompt_function_of(kwargs, kwargs.get("prompt"), where)
+    if path not in _SK_INVOKES:
+        return object_method(ev, owner, path, args, kwargs, frame, node)
+    if owner.type == PROMPT_FUNCTION:
+        function, arguments = as_prompt_function(owner, where), kwargs.get("arguments") or (args[1] if len(args) > 1
+                                                                                          else None)
+    elif path.startswith("invoke_prompt"):
+        function = prompt_function_of(kwargs, kwargs.get("prompt") or (args[0] if args else None), where)
+        arguments = kwargs.get("arguments")
+    else:
+        function = kwargs.get("function") or (args[0] if args else None)
+        arguments = kwargs.get("arguments") or (args[1] if len(args) > 1 else None)
+    function = as_prompt_function(function, where) if isinstance(function, Obj) else function
+    template = function.field("template") if isinstance(function, Obj) and function.type == PROMPT_FUNCTION else None
+    if isinstance(template, TemplateVal):
+        values = dict(arguments.fields) if isinstance(arguments, Obj) else \
+            dict((k, v) for k, v in arguments.entries if k) if isinstance(arguments, Mapping) else {}
+        messages = sk_messages(render(ev, template, values, node))
+        ev.report_sink(frame, node, f"{owner.type}.{path}", args, kwargs,
+                       Obj(owner.type, (*owner.fields, ("rendered", messages)), owner.args))
+    return unknown(f"{path}() response", where)
+
+
+def prompt_function_of(kwargs: dict[str, Value], prompt: Value | None, where: Location | None) -> Obj:
+    config = kwargs.get("prompt_template_config")
+    if prompt is None and isinstance(config, Obj):
+        return sk_prompt_function(config.field("template"), config.field("template_format"), where)
+    return sk_prompt_function(prompt, kwargs.get("template_format"), where)
+
+
+def as_prompt_function(function: Obj, where: Location | None) -> Obj:
+    """`KernelFunctionFromPrompt(prompt=..., template_format=...)` as made (its keyword arguments
+    kept as fields), converted once it is called."""
+    if function.type != PROMPT_FUNCTION or function.field("template") is not None:
+        return function
+    return prompt_function_of(dict(function.fields), function.field("prompt"), where)

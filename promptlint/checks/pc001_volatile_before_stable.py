@@ -286,6 +286,21 @@ def reply(store, task: str, history: list):
         {"role": "system", "content": RULES}, *history,
         {"role": "user", "content": task + "\\nPast experiences:\\n" + "\\n".join(experiences)}])
 """,
+        # A Semantic Kernel prompt function: the turns left are written in the user's message,
+        # after the rules of the system message, which every turn shares.
+        """
+from semantic_kernel import Kernel
+from semantic_kernel.functions import KernelArguments
+PLAN = \"\"\"<message role="system">You plan the next step of the interview and answer in JSON.
+{{#each rules}}- {{this}}
+{{/each}}</message>
+<message role="user">Turns left: {{ turns_left }}
+{{ history }}</message>\"\"\"
+async def plan(kernel: Kernel, rules: list, turns_left: int, history: str):
+    function = kernel.add_function(prompt=PLAN, function_name="plan", plugin_name="interview",
+                                   template_format="handlebars")
+    return await kernel.invoke(function, KernelArguments(rules=rules, turns_left=turns_left, history=history))
+""",
     ]
     INVALID = [
         # An agent setting (rules/prompt_sinks.yaml agent_settings): agno writes the user's
@@ -504,6 +519,27 @@ class Planner:
 class ExperienceStore:
     def retrieve_experience(self, query: str):
         return [(item, 1.0) for item in self.items]
+""",
+        # A turn counter another object steps (`self.remaining -= 1` once per turn), read into the
+        # system text of a Semantic Kernel prompt function ahead of its fixed rules: every turn's
+        # system message differs, and the rules after it are never cached.
+        """
+from semantic_kernel import Kernel
+from semantic_kernel.functions import KernelArguments
+RULE = "Ask one question at a time, never repeat a question, and keep the answers in the schema."
+PLAN = \"\"\"<message role="system">You plan the next step of the interview. Turns left: {{ turns_left }}.
+\"\"\" + "\\n".join([RULE] * 40) + \"\"\"</message>
+<message role="user">{{ history }}</message>\"\"\"
+class Budget:
+    def __init__(self, turns: int):
+        self.remaining = turns
+    def next_turn(self) -> None:
+        self.remaining -= 1
+async def plan(kernel: Kernel, budget: Budget, history: str):
+    function = kernel.add_function(prompt=PLAN, function_name="plan", plugin_name="interview",
+                                   template_format="handlebars")
+    arguments = KernelArguments(turns_left=budget.remaining, history=history)
+    return await kernel.invoke(function=function, arguments=arguments)
 """,
     ]
 
