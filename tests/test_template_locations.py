@@ -159,3 +159,32 @@ def test_placeholder_after_escaped_line_breaks_is_on_the_string_s_own_line(tmp_p
     write_tree(tmp_path, {"app.py": ESCAPED_BREAKS_APP})
     text = (tmp_path / "app.py").read_text(encoding="utf-8")
     assert spans(tmp_path, "app.py") == [where(text, "{now}")]
+
+
+CONTINUED_JINJA_APP = '''
+from datetime import datetime
+
+from jinja2 import Template
+from openai import OpenAI
+
+client = OpenAI()
+SYSTEM = Template("""You are the support assistant of Acme, \\
+answering in full sentences.
+Ticket received at {{ now }}.
+""" + "Cite the policy section you used. " * 60)
+
+
+def ask(question: str) -> str:
+    system = SYSTEM.render(now=datetime.now())
+    response = client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+    return response.choices[0].message.content
+'''
+
+
+def test_jinja_placeholder_after_a_line_continuation_is_on_its_own_line(tmp_path: Path) -> None:
+    # `\` at a line's end joins two source lines into one line of the value: the template is
+    # placed piece by piece (it was counted one line up).
+    write_tree(tmp_path, {"app.py": CONTINUED_JINJA_APP})
+    text = (tmp_path / "app.py").read_text(encoding="utf-8")
+    assert spans(tmp_path, "app.py") == [where(text, "{{ now }}")]

@@ -299,6 +299,7 @@ class Evaluator:
         self._user_inputs: dict[int, frozenset[str]] = {}  # definition -> names forming its user messages
         self._user_makers: dict[str, tuple[str, ...]] | None = None  # callee -> slots forming user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
+        self._advanced: dict[tuple[int, str], tuple[ClassInfo, ast.AugAssign] | None] = {}  # advanced_attribute
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -994,11 +995,12 @@ class Evaluator:
         """An attribute a method of the class steps by a constant (`self.turn_number += 1`,
         `self.remaining_turns -= 1`): a counter of the object's calls, read anywhere (a planner's
         `resource.remaining_units`), whatever value it was created with."""
-        for klass in self.mro(info):
-            stmt = _advanced_attributes(klass).get(attr)
-            if stmt is not None:
-                return self.counter(stmt, Frame(klass.module))
-        return None
+        key = (id(info.node), attr)
+        if key not in self._advanced:  # attribute reads are hot: the class walk is kept
+            self._advanced[key] = next(((klass, stmt) for klass in self.mro(info)
+                                        if (stmt := _advanced_attributes(klass).get(attr)) is not None), None)
+        found = self._advanced[key]
+        return self.counter(found[1], Frame(found[0].module)) if found is not None else None
 
     def class_attribute(self, info: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         for klass in self.mro(info):
