@@ -36,7 +36,11 @@ content before the history, so the loss is known without seeing the LLM call; th
 the assembly point and says that the history after it is assumed. A system message inserted into
 a list ahead of what it holds (`messages.insert(1, {"role": "system", "content": memories})`, or a
 framework's message object: `chat_ctx.items.insert(0, llm.ChatMessage(role="system", ...))`) has
-that list's messages after it: they are known to be there, not assumed.
+that list's messages after it: they are known to be there, not assumed. A Semantic Kernel prompt
+function is judged where it is invoked: its template rendered with the call's `KernelArguments`,
+its `<message role="...">` tags the messages sent. A counter is an attribute that any method but
+the constructor steps by a constant (`self.remaining_turns -= 1`): read anywhere, it changes from
+one turn to the next.
 
 Values computed from the request's own input are per request too: text built from the name that
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
