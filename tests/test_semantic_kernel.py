@@ -77,6 +77,14 @@ def test_the_same_counter_in_the_users_message_is_quiet(tmp_path: Path) -> None:
     assert findings(tmp_path, {"app/budget.py": BUDGET, "app/planner.py": planner}) == []
 
 
+def test_a_counter_stepped_by_assignment_is_a_counter_too(tmp_path: Path) -> None:
+    """INVALID: `self.remaining = self.remaining - 1` is the same step as `-= 1`."""
+    budget = BUDGET.replace("self.remaining -= 1", "self.remaining = self.remaining - 1")
+    found = findings(tmp_path, {"app/budget.py": budget, "app/planner.py": PLANNER})
+    assert [(line, severity) for _, line, _, severity, _ in found] == [(6, "error")]
+    assert "per-request counter `self.remaining = self.remaining - 1`" in found[0][4]
+
+
 def test_an_attribute_set_only_by_the_constructor_is_no_counter(tmp_path: Path) -> None:
     """VALID: `self.remaining += 1` in `__init__` runs once per object, not once per turn."""
     budget = BUDGET.replace("    def next_turn(self) -> None:\n        self.remaining -= 1\n        self.turn_number += 1\n",

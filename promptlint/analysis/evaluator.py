@@ -299,7 +299,7 @@ class Evaluator:
         self._user_inputs: dict[int, frozenset[str]] = {}  # definition -> names forming its user messages
         self._user_makers: dict[str, tuple[str, ...]] | None = None  # callee -> slots forming user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
-        self._advanced: dict[tuple[int, str], tuple[ClassInfo, ast.AugAssign] | None] = {}  # advanced_attribute
+        self._advanced: dict[tuple[int, str], tuple[ClassInfo, ast.stmt] | None] = {}  # advanced_attribute
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -2378,22 +2378,33 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
     return found
 
 
-def _advanced_attributes(klass: ClassInfo) -> dict[str, ast.AugAssign]:
+def _advanced_attributes(klass: ClassInfo) -> dict[str, ast.stmt]:
     """The ``self.x`` a method other than the constructor steps by a constant, with the first such
     statement; computed once per class."""
     cached = klass.__dict__.get("_advanced")
     if cached is not None:
         return cached
-    found: dict[str, ast.AugAssign] = {}
+    found: dict[str, ast.stmt] = {}
     for method_name, method in klass.methods.items():
         if method_name in ("__init__", "__post_init__", "__new__"):
             continue
-        for stmt in nodes_of(method, ast.AugAssign):
-            path = _dotted(stmt.target)
-            if path and path.startswith("self.") and path.count(".") == 1 and _is_counter_step(stmt):
+        for stmt in nodes_of(method, (ast.AugAssign, ast.Assign)):
+            step = stmt if isinstance(stmt, ast.AugAssign) else _as_step(stmt)
+            path = _dotted(step.target) if step is not None else None
+            if step is not None and path and path.startswith("self.") and path.count(".") == 1 \
+                    and _is_counter_step(step):
                 found.setdefault(path[5:], stmt)
     klass.__dict__["_advanced"] = found
     return found
+
+
+def _as_step(stmt: ast.Assign) -> ast.AugAssign | None:
+    """`self.turn = self.turn + 1` as the step it is (`self.turn += 1`)."""
+    value = stmt.value
+    if len(stmt.targets) != 1 or not isinstance(value, ast.BinOp) or not isinstance(value.op, (ast.Add, ast.Sub)) \
+            or ast.dump(value.left) != ast.dump(stmt.targets[0], annotate_fields=True).replace("Store()", "Load()"):
+        return None
+    return ast.AugAssign(target=stmt.targets[0], op=value.op, value=value.right)
 
 
 def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
