@@ -153,14 +153,6 @@ def ask(question: str) -> str:
 '''
 
 
-def test_placeholder_after_escaped_line_breaks_is_on_the_string_s_own_line(tmp_path: Path) -> None:
-    # `\n` escapes break the value's lines, not the source's: the slot is on the literal's line
-    # (it was counted two lines further down, at a column of the text after the breaks).
-    write_tree(tmp_path, {"app.py": ESCAPED_BREAKS_APP})
-    text = (tmp_path / "app.py").read_text(encoding="utf-8")
-    assert spans(tmp_path, "app.py") == [where(text, "{now}")]
-
-
 CONTINUED_JINJA_APP = '''
 from datetime import datetime
 
@@ -182,9 +174,12 @@ def ask(question: str) -> str:
 '''
 
 
-def test_jinja_placeholder_after_a_line_continuation_is_on_its_own_line(tmp_path: Path) -> None:
-    # `\` at a line's end joins two source lines into one line of the value: the template is
-    # placed piece by piece (it was counted one line up).
-    write_tree(tmp_path, {"app.py": CONTINUED_JINJA_APP})
+@pytest.mark.parametrize("app,slot", [(ESCAPED_BREAKS_APP, "{now}"), (CONTINUED_JINJA_APP, "{{ now }}")],
+                         ids=["escaped-line-breaks", "jinja-after-a-line-continuation"])
+def test_placeholder_in_a_string_whose_lines_are_not_the_source_s(tmp_path: Path, app: str, slot: str) -> None:
+    # `\n` escapes break the value's lines, not the source's (the slot was counted two lines
+    # further down); a `\` at a line's end joins two source lines into one line of the value (a
+    # Jinja2 template is placed piece by piece; it was counted one line up).
+    write_tree(tmp_path, {"app.py": app})
     text = (tmp_path / "app.py").read_text(encoding="utf-8")
-    assert spans(tmp_path, "app.py") == [where(text, "{{ now }}")]
+    assert spans(tmp_path, "app.py") == [where(text, slot)]
