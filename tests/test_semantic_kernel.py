@@ -85,6 +85,13 @@ def test_a_counter_stepped_by_assignment_is_a_counter_too(tmp_path: Path) -> Non
     assert "per-request counter `self.remaining = self.remaining - 1`" in found[0][4]
 
 
+def test_a_counter_a_base_class_steps(tmp_path: Path) -> None:
+    """INVALID: the planner is handed a subclass; the base class steps the count."""
+    budget = BUDGET.replace("class Budget:", "class BaseBudget:") + "\n\nclass Budget(BaseBudget):\n    pass\n"
+    found = findings(tmp_path, {"app/budget.py": budget, "app/planner.py": PLANNER})
+    assert [(line, severity) for _, line, _, severity, _ in found] == [(6, "error")]
+
+
 def test_an_attribute_set_only_by_the_constructor_is_no_counter(tmp_path: Path) -> None:
     """VALID: `self.remaining += 1` in `__init__` runs once per object, not once per turn."""
     budget = BUDGET.replace("    def next_turn(self) -> None:\n        self.remaining -= 1\n        self.turn_number += 1\n",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -299,7 +300,6 @@ class Evaluator:
         self._user_inputs: dict[int, frozenset[str]] = {}  # definition -> names forming its user messages
         self._user_makers: dict[str, tuple[str, ...]] | None = None  # callee -> slots forming user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
-        self._advanced: dict[tuple[int, str], tuple[ClassInfo, ast.stmt] | None] = {}  # advanced_attribute
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -979,6 +979,8 @@ class Evaluator:
         return unknown(attr, where)
 
     def instance_attribute(self, inst: Instance, attr: str, frame: Frame, where: Any) -> Value:
+        # A counter its own class steps, whatever the constructor set (one its bases step is found
+        # by class_attribute, when the object holds no value of its own).
         advanced = self.advanced_attribute(inst.info, attr)
         if advanced is not None:
             return advanced
@@ -991,19 +993,18 @@ class Evaluator:
         found = self.class_attribute(inst.info, attr, frame, inst)
         return found if found is not None else unknown(f"self.{attr}", where)
 
-    def advanced_attribute(self, info: ClassInfo, attr: str) -> Value | None:
+    def advanced_attribute(self, klass: ClassInfo, attr: str) -> Value | None:
         """An attribute a method of the class steps by a constant (`self.turn_number += 1`,
         `self.remaining_turns -= 1`): a counter of the object's calls, read anywhere (a planner's
         `resource.remaining_units`), whatever value it was created with."""
-        key = (id(info.node), attr)
-        if key not in self._advanced:  # attribute reads are hot: the class walk is kept
-            self._advanced[key] = next(((klass, stmt) for klass in self.mro(info)
-                                        if (stmt := _advanced_attributes(klass).get(attr)) is not None), None)
-        found = self._advanced[key]
-        return self.counter(found[1], Frame(found[0].module)) if found is not None else None
+        stmt = _advanced_attributes(klass).get(attr)
+        return self.counter(stmt, Frame(klass.module)) if stmt is not None else None
 
     def class_attribute(self, info: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         for klass in self.mro(info):
+            advanced = self.advanced_attribute(klass, attr) if inst is not None else None
+            if advanced is not None:
+                return advanced
             method = klass.methods.get(attr)
             if method is not None:
                 if _is_property(method):
@@ -2380,13 +2381,17 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
 
 def _advanced_attributes(klass: ClassInfo) -> dict[str, ast.stmt]:
     """The ``self.x`` a method other than the constructor steps by a constant, with the first such
-    statement; computed once per class."""
+    statement; computed once per class. Only the methods whose lines hold such a step (found in
+    the module's text) are walked: the others' bodies may not even be parsed (LazyBody)."""
     cached = klass.__dict__.get("_advanced")
     if cached is not None:
         return cached
     found: dict[str, ast.stmt] = {}
-    for method_name, method in klass.methods.items():
-        if method_name in ("__init__", "__post_init__", "__new__"):
+    lines = [line for line in _step_lines(klass.module)
+             if klass.node.lineno <= line <= (klass.node.end_lineno or klass.node.lineno)]
+    for method_name, method in klass.methods.items() if lines else ():
+        if method_name in ("__init__", "__post_init__", "__new__") or \
+                not any(method.lineno <= line <= (method.end_lineno or method.lineno) for line in lines):
             continue
         for stmt in nodes_of(method, (ast.AugAssign, ast.Assign)):
             step = stmt if isinstance(stmt, ast.AugAssign) else _as_step(stmt)
@@ -2396,6 +2401,21 @@ def _advanced_attributes(klass: ClassInfo) -> dict[str, ast.stmt]:
                 found.setdefault(path[5:], stmt)
     klass.__dict__["_advanced"] = found
     return found
+
+
+_STEP_TEXT = re.compile(r"^[ \t]*self\.(\w+)[ \t]*(?:[-+]=[ \t]*[\d.]|=[ \t]*self\.\1[ \t]*[-+][ \t]*[\d.])", re.M)
+
+
+def _step_lines(module: ModuleInfo) -> list[int]:
+    """Lines of a module that look like `self.x += 1` (or `self.x = self.x - 1`): kept on it."""
+    cached = module.__dict__.get("_step_lines")
+    if cached is None:
+        source, line, offset, cached = module.source, 1, 0, []
+        for match in _STEP_TEXT.finditer(source):
+            line, offset = line + source.count("\n", offset, match.start()), match.start()
+            cached.append(line)
+        module.__dict__["_step_lines"] = cached
+    return cached
 
 
 def _as_step(stmt: ast.Assign) -> ast.AugAssign | None:
