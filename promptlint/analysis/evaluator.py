@@ -1741,8 +1741,9 @@ class Evaluator:
 
     def is_library_model(self, qualname: str) -> bool:
         """A chat template class (rules/prompt_sinks.yaml `chat_templates`), one of its message
-        classes' ``from_template``, or its ``MessagesPlaceholder``, also where the project holds
-        the library's code: the model says what they build (roles, placeholders)."""
+        classes' ``from_template``, its ``MessagesPlaceholder``, or a client class the knowledge
+        types (rules/llm_calls.yaml `types`, a Semantic Kernel `Kernel`), also where the project
+        holds the library's code: the model says what they build (roles, placeholders, requests)."""
         owner = qualname.rsplit(".", 1)[0]
         module = owner.rsplit(".", 1)[0]
         return qualname in self.knowledge.chat_templates or qualname in self.knowledge.types or \
@@ -2422,7 +2423,7 @@ def _as_step(stmt: ast.Assign) -> ast.AugAssign | None:
     """`self.turn = self.turn + 1` as the step it is (`self.turn += 1`)."""
     value = stmt.value
     if len(stmt.targets) != 1 or not isinstance(value, ast.BinOp) or not isinstance(value.op, (ast.Add, ast.Sub)) \
-            or ast.dump(value.left) != ast.dump(stmt.targets[0], annotate_fields=True).replace("Store()", "Load()"):
+            or _dotted(value.left) is None or _dotted(value.left) != _dotted(stmt.targets[0]):
         return None
     return ast.AugAssign(target=stmt.targets[0], op=value.op, value=value.right)
 

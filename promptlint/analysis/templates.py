@@ -1189,9 +1189,8 @@ def semantic_kernel_method(ev: "Evaluator", owner: Obj, path: str, args: list[Va
         return prompt_function_of(kwargs, kwargs.get("prompt"), where)
     if path not in _SK_INVOKES:
         return object_method(ev, owner, path, args, kwargs, frame, node)
-    if owner.type == PROMPT_FUNCTION:
-        function, arguments = as_prompt_function(owner, where), kwargs.get("arguments") or (args[1] if len(args) > 1
-                                                                                          else None)
+    if owner.type == PROMPT_FUNCTION:  # `function.invoke(kernel, arguments)`
+        function, arguments = owner, kwargs.get("arguments") or (args[1] if len(args) > 1 else None)
     elif path.startswith("invoke_prompt"):
         function = prompt_function_of(kwargs, kwargs.get("prompt") or (args[0] if args else None), where)
         arguments = kwargs.get("arguments")
