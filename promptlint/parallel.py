@@ -247,9 +247,10 @@ class LayoutCollector:
         inputs = named | input_names([seg.expression for part in layout.parts if part.name == "final_user"
                                       for seg in part.segments if isinstance(seg, Hole)])
         scope = frame.module.location(frame.function)
-        if inputs:
-            layout = mark_request_derived(layout, derived_names(frame.function, inputs), inputs, named=named,
-                                          scope=scope)
+        # With no input here, the holes tagged elsewhere (a helper's text made from the
+        # conversation it was handed) are still per request.
+        layout = mark_request_derived(layout, derived_names(frame.function, inputs) if inputs else set(), inputs,
+                                      named=named, scope=scope)
         # What a user message built in the same function is made of is the request's input there
         # too (`summarize(article)` sends the article as the user's turn of one call and opens the
         # system text of the next with it): the same reading as at an assembly point, for the

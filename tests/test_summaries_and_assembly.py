@@ -203,14 +203,17 @@ def step(history, rules):
     turns = f"{len(history)} turns"
     recent = history[-6:]
     title = history.title
+    table = history.build_context(max_turns=5)
+    first = history.get("system")
     for m in history:
         if m["role"] == "system":
             picked = m["content"]
-    return transcript, system, latest, turns, recent, title, picked
+    return transcript, system, latest, turns, recent, title, table, first, picked
 ''').body[0]
-    assert derived_names(function, {"history"}, whole=True) == {"history", "transcript", "recent"}
+    # A method of the conversation reads all of it; one that picks an item (`get`, `pop`) does not.
+    assert derived_names(function, {"history"}, whole=True) == {"history", "transcript", "recent", "table"}
     # Read as the request's input (not whole), every use counts.
-    assert {"system", "latest", "turns", "title", "picked"} <= derived_names(function, {"history"})
+    assert {"system", "latest", "turns", "title", "first", "picked"} <= derived_names(function, {"history"})
 
 
 CONVERSATION_APP = {"agent.py": f'''
@@ -252,6 +255,65 @@ def test_the_conversation_rendered_ahead_of_the_instructions_is_per_request(tmp_
     assert message.startswith("per-request request-derived `(f\"{m['role']}: {m['content']}\" for m in history)` "
                               "comes before 4,812 characters of stable text")
     assert "`history` is taken by its name to be the conversation so far, which grows with every turn" in message
+
+
+CONVERSATION_CONTEXT_APP = {"search.py": '''
+from openai import OpenAI
+
+MAP_PROMPT = """---Data tables---
+{context_data}
+---Goal---
+""" + "Generate a list of key points that answer the question from the data tables above. " * 60
+
+
+class ConversationHistory:
+    def __init__(self) -> None:
+        self.turns: list[str] = []
+
+    def build_context(self, max_turns: int = 5) -> str:
+        return "\\n".join(f"user: {turn}" for turn in self.turns[-max_turns:])
+
+
+class ContextBuilder:
+    def build(self, query: str, conversation_history: ConversationHistory | None = None) -> list[str]:
+        history_table = conversation_history.build_context(max_turns=5) if conversation_history else ""
+        title = conversation_history.get("title") if conversation_history else ""
+        return [f"{title}Previous turns:\\n{history_table}\\n" for _ in range(3)]
+
+
+class GlobalSearch:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+        self.builder = ContextBuilder()
+
+    def search(self, query: str, conversation_history: ConversationHistory | None = None) -> list[str]:
+        return [self.map_batch(data, query) for data in self.builder.build(query, conversation_history)]
+
+    def map_batch(self, context_data: str, query: str) -> str:
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": MAP_PROMPT.format(context_data=context_data)},
+            {"role": "user", "content": query}])
+
+    def answer(self, query: str, conversation_history: ConversationHistory | None = None) -> str:
+        context = "".join(self.builder.build(query, conversation_history))
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": MAP_PROMPT.format(context_data="")},
+            {"role": "user", "content": f"{context}\\n\\n{query}"}])
+'''}
+
+
+def test_a_table_of_the_conversation_made_by_its_method_is_per_request_in_another_function(tmp_path: Path) -> None:
+    """INVALID: a context builder asks the conversation for its recent turns
+    (`conversation_history.build_context()`) and the search method formats the result into the
+    system prompt of another method, ahead of the fixed goal: every turn re-bills the goal (graphrag's
+    global search with a conversation history). VALID: the same table in the final user turn, and an
+    item picked out of the conversation (`get("title")`)."""
+    found = findings(tmp_path, CONVERSATION_CONTEXT_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("search.py", 19, "error")]
+    message = found[0][3]
+    assert message.startswith("per-request request-derived `conversation_history.build_context(max_turns=5)` "
+                              "comes before")
+    assert "`conversation_history` is taken by its name to be the conversation so far" in message
 
 
 def test_provider_chosen_at_runtime_from_a_registry(tmp_path: Path) -> None:

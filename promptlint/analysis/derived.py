@@ -28,6 +28,8 @@ ASSIGNED = re.compile(r"assigned to `([A-Za-z_][\w.]*)`")
 RETURNED_BY = re.compile(r"returned by `([^`]+)`")
 NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
 DERIVED = "request-derived"  # the origin category of request-derived holes
+CONVERSATION = "taken by its name to be the conversation so far, which grows with every turn"
+ONE_ITEM_METHODS = frozenset({"get", "pop", "index", "count"})  # on the conversation: not its text
 
 
 def input_names(expressions: list[str]) -> set[str]:
@@ -192,6 +194,18 @@ def _mark_part(part: Part, mark: Callable[[Hole], Hole]) -> Part:
     return replace(part, segments=segments) if segments != part.segments else part
 
 
+def tag_conversation_read(hole: Hole, names: set[str], where: Location, expression: str) -> Hole:
+    """A hole of what a method of the conversation so far returns (`history.build_context()`,
+    ``names`` being the conversation's parameter names) tagged where it was read: still unknown,
+    so a prompt built from it in another function knows it grows with every turn."""
+    if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None:
+        return hole
+    source = ", ".join(f"`{name}`" for name in sorted(names))
+    return replace(hole, location=where, expression=expression,
+                   origin=Origin(where, f"derived from {source}", DERIVED, Volatility.UNKNOWN),
+                   assumption=f"{source} is {CONVERSATION}, so this text changes with every request")
+
+
 def tag_request_derived(hole: Hole, derived: set[str], inputs: set[str], named: frozenset[str],
                         scope: Location | None = None) -> Hole:
     """A hole of a value computed from the request's input, handed by an entry to a helper that
@@ -232,7 +246,7 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
     hole = _as_entered(hole, scope)
     origin = Origin(hole.location, f"derived from {source}", DERIVED, Volatility.PER_REQUEST)
     via = "" if found[0] in inputs else f" and `{found[0]}` is computed from it"
-    what = "taken by its name to be the conversation so far, which grows with every turn" if conversation \
+    what = CONVERSATION if conversation \
         else "taken by its name to be the request's own input" if inputs & derived <= named \
         else "the request's own input (the final user turn)"
     return replace(hole, volatility=Volatility.PER_REQUEST, origin=origin,
@@ -263,7 +277,11 @@ def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:
     names = nodes_of(value, ast.Name)
     if whole:
         parts = {id(node.value) for node in nodes_of(value, ast.Subscript) if _one_item(node.slice)}
-        parts |= {id(node.value) for node in nodes_of(value, ast.Attribute)}
+        # `conversation.title` is not the conversation; `history.build_context()` reads all of it
+        # (a method that picks one item, `history.get("system")`, does not).
+        methods = {id(node.func) for node in nodes_of(value, ast.Call)
+                   if isinstance(node.func, ast.Attribute) and node.func.attr not in ONE_ITEM_METHODS}
+        parts |= {id(node.value) for node in nodes_of(value, ast.Attribute) if id(node) not in methods}
         parts |= {id(node.args[0]) for node in nodes_of(value, ast.Call)
                   if isinstance(node.func, ast.Name) and node.func.id == "len" and node.args}
         names = [node for node in names if node.id not in whole or id(node) not in parts]

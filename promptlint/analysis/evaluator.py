@@ -20,10 +20,13 @@ from typing import Any, Callable
 
 from promptlint.analysis import templates
 from promptlint.analysis.derived import (
+    DERIVED,
+    ONE_ITEM_METHODS,
     derived_names,
     input_names,
     local_names,
     parameter_names,
+    tag_conversation_read,
     tag_request_derived,
     user_turn_names,
 )
@@ -1313,7 +1316,7 @@ class Evaluator:
         # Messages copied from a list of unknown length, each keeping its own role (`[{"role":
         # m["role"], "content": clean(m["content"])} for m in messages]`): the conversation, not
         # one message that stands for all.
-        volatile = [v for v in produced if most_volatile(v) and not self.copied_message(v)]
+        volatile = [v for v in produced if (most_volatile(v) or _carries_tag(v)) and not self.copied_message(v)]
         items_out: tuple[Value, ...] = tuple(volatile) if volatile else (Splice(hole),)
         return Seq(items_out, order)
 
@@ -1477,6 +1480,7 @@ class Evaluator:
             if key is not None:
                 self._calls[key] = cached
         result, self_updates = cached
+        result = self.conversation_read(node, result, frame)
         if where is not None:
             # In an entry, text a helper made is also marked where it came back (`knowledges =
             # kb_prompt(chunks)`): should the entry find it request-derived, that is its origin.
@@ -1487,6 +1491,22 @@ class Evaluator:
         elif isinstance(func.self_value, Instance) and self_updates and node is not None:
             result = self.updated_receiver(func.self_value, self_updates, result, node, frame)
         return result
+
+    def conversation_read(self, node: ast.Call | None, result: Value, frame: Frame) -> Value:
+        """What a method of the whole conversation so far returns (`history.build_context()`, the
+        receiver a parameter named like it: rules/prompt_sinks.yaml conversation_inputs) grows with
+        every turn: its holes are tagged, so a prompt built from it in another function (a context
+        builder's result, formatted into the system prompt by the search method that called it)
+        is per request there too. One item (`history.get(...)`, `history.pop()`) is not."""
+        if node is None or frame.function is None or not isinstance(node.func, ast.Attribute) \
+                or not isinstance(node.func.value, ast.Name) or node.func.attr in ONE_ITEM_METHODS:
+            return result
+        name = node.func.value.id
+        if name not in self.knowledge.conversation_inputs or name not in parameter_names(frame.function) \
+                or not holes_of(result):
+            return result
+        where, expression = frame.module.location(node), frame.module.snippet(node)
+        return map_holes(result, lambda hole: tag_conversation_read(hole, {name}, where, expression))
 
     def updated_receiver(self, receiver: Instance, updates: dict[str, Value], result: Value, node: ast.Call,
                          frame: Frame) -> Value:
@@ -2133,12 +2153,12 @@ class Evaluator:
         self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by, messages, via)
 
     @staticmethod
-    def derived(function: ast.AST, inputs: set[str]) -> set[str]:
+    def derived(function: ast.AST, inputs: set[str], whole: bool = False) -> set[str]:
         """Kept on the definition, per set of inputs: a pure function of its syntax."""
         memo = function.__dict__.setdefault("_derived_names", {})
-        key = frozenset(inputs)
+        key = (frozenset(inputs), whole)
         if key not in memo:
-            memo[key] = frozenset(derived_names(function, inputs))
+            memo[key] = frozenset(derived_names(function, inputs, whole))
         return set(memo[key])
 
     def user_turn_inputs(self, function: ast.AST) -> frozenset[str]:
@@ -2244,6 +2264,12 @@ def _slot_node(call: ast.Call, slot: str) -> ast.expr | None:
         positional = call.args[index] if index < len(call.args) else None
         return None if isinstance(positional, ast.Starred) else positional
     return next((k.value for k in call.keywords if k.arg == slot[1:]), None)
+
+
+def _carries_tag(value: Value) -> bool:
+    """A value with a hole tagged as request-derived (still unknown where it was made)."""
+    return any(hole.volatility is Volatility.UNKNOWN and hole.origin is not None and hole.origin.category == DERIVED
+               for hole in holes_of(value))
 
 
 def _last_name(node: ast.AST) -> str | None:
