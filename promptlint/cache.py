@@ -216,16 +216,21 @@ class FileFacts:
     # candidate even without an SDK import. Kept with the facts so a warm run need not load `called`.
     role: bool = False
     history_cut: bool = False  # may cut a conversation history from the front (PC009 parses it)
+    # The classes it defines with the last names of their bases, "Class:Base,Other" (from the
+    # text): where to look for the overrides of a base class's abstract method.
+    classes: tuple[str, ...] = ()
 
     def to_json(self) -> list[Any]:
         return [list(self.signature), self.sha, self.text_ok, self.package, list(self.imports),
-                self.date_pin, self.directive, self.definitions_hash, self.role, self.history_cut]
+                self.date_pin, self.directive, self.definitions_hash, self.role, self.history_cut,
+                list(self.classes)]
 
     @classmethod
     def from_json(cls, data: Any) -> FileFacts:
-        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash, role, cut = data
+        signature, sha, text_ok, package, imports, date_pin, directive, definitions_hash, role, cut, classes = data
         return cls(tuple(signature), sha, bool(text_ok), str(package), tuple(imports), bool(date_pin),
-                   bool(directive), definitions_hash, role=bool(role), history_cut=bool(cut))
+                   bool(directive), definitions_hash, role=bool(role), history_cut=bool(cut),
+                   classes=tuple(classes))
 
 
 Definitions = tuple[tuple[str, frozenset[str], bool, tuple[tuple[int, str, str], ...]], ...]  # reach.Definition

@@ -24,7 +24,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from promptlint import cache as cache_store
 from promptlint.analysis.evaluator import PASSED_TO
 from promptlint.analysis.layout import is_assembly
-from promptlint.analysis.project import Project
+from promptlint.analysis.index import subclass_index
+from promptlint.analysis.project import SUBCLASSES_OF, Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
 from promptlint.analysis.summaries import infer_wrappers, is_test_path, reached_calls, system_wrappers
 from promptlint.cache import Cache, FileFacts, StoredEntry
@@ -503,6 +504,8 @@ class _Dependencies:
         # Stored dependencies name files by relative key: the project's own files map straight back.
         self._absolute: dict[str, Path] = {relative_key(path, project.root): path for path in facts}
         self._resolved: dict[tuple[str, str | None], bool] = {}
+        self._classes = {path: f.classes for path, f in facts.items()}
+        self._subclasses: dict[str, tuple[tuple[Path, str], ...]] | None = None
 
     def hash_of(self, path: Path) -> str | None:
         """The content hash of a file: from the facts, else read once (prompt files)."""
@@ -514,6 +517,12 @@ class _Dependencies:
         return self.hashes[path]
 
     def resolution(self, name: str) -> str | None:
+        if name.startswith(SUBCLASSES_OF):  # the classes naming a base: a digest of the list
+            if self._subclasses is None:
+                self._subclasses = subclass_index(self._classes)
+            found_classes = self._subclasses.get(name[len(SUBCLASSES_OF):])
+            return None if not found_classes else cache_store.stable_hash(
+                [[relative_key(path, self.project.root), cls] for path, cls in found_classes])
         found = self.project.by_name.get(name)
         return None if found is None else relative_key(found, self.project.root)
 

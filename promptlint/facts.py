@@ -14,7 +14,7 @@ from dataclasses import replace
 from operator import attrgetter
 from pathlib import Path
 
-from promptlint.analysis.index import module_names_for
+from promptlint.analysis.index import class_bases_in_text, module_names_for
 from promptlint.cache import Cache, FileFacts, sha256_bytes
 from promptlint.checks.pc009_sliding_history_window import may_cut_history
 from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_callback_types, builtin_system_keywords
@@ -116,7 +116,8 @@ def file_facts(path: Path, package: str, known: FileFacts | None) -> FileFacts:
     called = called_names_in_text(text)
     return FileFacts(signature, sha, True, package, tuple(sorted(imported_modules(text, package))),
                      any(word in text for word in DATE_PIN_WORDS), _maybe_directive().search(text) is not None,
-                     definitions, called, role=ROLE_MARKER in called, history_cut=may_cut_history(text))
+                     definitions, called, role=ROLE_MARKER in called, history_cut=may_cut_history(text),
+                     classes=class_bases_in_text(text))
 
 
 def called_names_of(path: Path, facts: FileFacts, cache: Cache | None) -> tuple[str, ...]:

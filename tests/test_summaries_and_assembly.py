@@ -316,6 +316,83 @@ def test_a_table_of_the_conversation_made_by_its_method_is_per_request_in_anothe
     assert "`conversation_history` is taken by its name to be the conversation so far" in message
 
 
+ABSTRACT_CONTEXT_APP = {
+    "app/context.py": '''
+from abc import ABC, abstractmethod
+from typing import Generic, TypeVar
+
+
+class ContextBuilder(ABC):
+    @abstractmethod
+    def build(self, question: str) -> str:
+        """The context block for one question."""
+
+
+T = TypeVar("T")
+
+
+class BaseSearch(ABC, Generic[T]):
+    def __init__(self, builder: T) -> None:
+        self.builder = builder
+''',
+    # Neither imported by the search module nor named there: found as a subclass of the base.
+    "app/builders/clock.py": '''
+from datetime import datetime
+
+from app.context import ContextBuilder
+
+
+class ClockContext(ContextBuilder):
+    def build(self, question: str) -> str:
+        return f"Now: {datetime.now().isoformat()}\\n"
+''',
+    "app/search.py": '''
+from openai import OpenAI
+
+from app.context import BaseSearch, ContextBuilder
+
+RULES = "Answer from the context above, cite each source, keep to the facts. " * 80
+
+
+class Search(BaseSearch[ContextBuilder]):
+    def __init__(self, builder: ContextBuilder) -> None:
+        super().__init__(builder)
+        self.client = OpenAI()
+
+    def ask(self, question: str) -> str:
+        system = self.builder.build(question) + RULES
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, {"role": "user", "content": question}])
+
+    def ask_later(self, question: str) -> str:
+        context = self.builder.build(question)
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": RULES}, {"role": "user", "content": context + question}])
+'''}
+
+
+def test_an_abstract_method_runs_the_project_subclass_that_implements_it(tmp_path: Path) -> None:
+    """INVALID: the search object holds its context builder typed as the abstract base (through a
+    generic base class, `BaseSearch[ContextBuilder]`); the only implementation, in a module the
+    search never imports, opens the context with a clock, which `ask` puts ahead of the rules.
+    VALID: `ask_later` puts the same context in the final user turn."""
+    found = findings(tmp_path, ABSTRACT_CONTEXT_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/builders/clock.py", 8, "error")]
+    assert found[0][3].startswith("per-request clock `datetime.now()` comes before 5,440 characters of stable text")
+
+
+def test_a_new_implementation_of_an_abstract_method_is_seen_by_a_warm_run(tmp_path: Path) -> None:
+    """The subclasses of a base are a dependency of the stored result: a class added in a new
+    file (which the search module does not import) is found on the next run with the cache."""
+    files = {path: text for path, text in ABSTRACT_CONTEXT_APP.items() if path != "app/builders/clock.py"}
+    root = write_tree(tmp_path, files)
+    config = Config(root=root, cache_dir=".promptlint_cache")
+    assert analyze([root], config, cwd=root).findings == ()
+    write_tree(tmp_path, {"app/builders/clock.py": ABSTRACT_CONTEXT_APP["app/builders/clock.py"]})
+    result = analyze([root], config, cwd=root)
+    assert [(f.location.path, f.location.line) for f in result.findings] == [("app/builders/clock.py", 8)]
+
+
 def test_provider_chosen_at_runtime_from_a_registry(tmp_path: Path) -> None:
     """INVALID: a clock in the system text handed to a provider picked from a registry dict; the
     SDK call is two frames down, in whichever subclass the config names."""

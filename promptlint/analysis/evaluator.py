@@ -694,8 +694,8 @@ class Evaluator:
             items = value.items if isinstance(value, Seq) else None
             # A part of a volatile value is as volatile (`for doc, score in hits`, retrieved per
             # request): each name takes the value itself, its origin and path kept.
-            whole = value if items is None and isinstance(value, Unknown) and value.hole.volatility.is_volatile \
-                else None
+            whole = value if items is None and isinstance(value, Unknown) \
+                and (value.hole.volatility.is_volatile or _carries_tag(value)) else None
             for index, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
                     continue
@@ -1025,6 +1025,31 @@ class Evaluator:
 
     def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         """A ``self.attr = ...`` made in some method: state kept on the object (memoized per class)."""
+        value = self.stored_in_class(klass, attr, frame, inst)
+        if isinstance(value, Unknown) and not value.hole.volatility.is_volatile and inst is not None \
+                and inst.info is not klass:
+            return self.typed_by_subclass(klass, attr, inst) or value
+        return value
+
+    def typed_by_subclass(self, klass: ClassInfo, attr: str, inst: Instance) -> Value | None:
+        """`self.context_builder = context_builder` in a generic base's constructor (annotated
+        `T`): the subclass constructor that hands it on says its type (`context_builder:
+        GlobalContextBuilder`), so a call on it reaches that class's implementations."""
+        assignment = _attribute_assignments(klass).get(attr)
+        if assignment is None or not isinstance(assignment[2].value, ast.Name):
+            return None
+        name = assignment[2].value.id
+        for subclass in self.mro(inst.info):
+            if subclass is klass:
+                break
+            init = subclass.methods.get("__init__")
+            annotation = _parameter_annotation(init, name) if init is not None else None
+            found = self.annotated_type(annotation, Frame(subclass.module)) if annotation is not None else None
+            if found is not None:
+                return found
+        return None
+
+    def stored_in_class(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         key = (id(klass.node), attr)
         if key in self._stored:
             return self._stored[key]
@@ -1063,7 +1088,7 @@ class Evaluator:
     def mro(self, info: ClassInfo) -> list[ClassInfo]:
         order = [info]
         for base in info.bases:
-            path = _dotted(base)
+            path = _dotted(base.value if isinstance(base, ast.Subscript) else base)  # `Base[T]`: Base
             if not path:
                 continue
             value = self.lookup_name(path.split(".")[0], Frame(info.module), base)
@@ -1346,7 +1371,8 @@ class Evaluator:
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             if isinstance(receiver, _PLAIN_VALUES):
-                result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
+                result = self.conversation_read(node, templates.call_method(self, receiver, func.attr, args,
+                                                                            kwargs, frame, node), frame)
                 if self.on_messages is not None and "messages" in kwargs and isinstance(receiver, Unknown):
                     self.handed_messages(node, kwargs["messages"], frame)
                 return self.lookup_result(node, result, args, kwargs, frame)
@@ -1355,7 +1381,7 @@ class Evaluator:
                     if attr in kwargs:
                         self.callback_messages(frame, node, f"{frame.module.snippet(func)}({attr}=...)", kwargs[attr])
             callee = self.attribute(receiver, func.attr, frame, func)
-        result = self.call(callee, args, kwargs, frame, node)
+        result = self.conversation_read(node, self.call(callee, args, kwargs, frame, node), frame)
         if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent \
                 and not self.sends_nothing(callee):
             self.handed_messages(node, kwargs["messages"], frame)
@@ -1471,6 +1497,10 @@ class Evaluator:
             return self.eval(func.node.body, sub)
         if frame.depth == 0 and node is not None and self.on_assembly is not None and frame.function is not None:
             args, kwargs = self.derived_arguments(node, args, kwargs, frame.function, frame)
+        if isinstance(func.self_value, Instance) and _is_stub(func.node):
+            overridden = self.call_overrides(func, args, kwargs, frame, node)
+            if overridden is not None:
+                return overridden
         shares_self = func.self_value is not None and func.self_value is frame.self_value
         inherited = {k: v for k, v in frame.locals.items() if k.startswith("self.")} if shares_self else {}
         key = _call_key(func, frame, args, kwargs, inherited)
@@ -1480,7 +1510,6 @@ class Evaluator:
             if key is not None:
                 self._calls[key] = cached
         result, self_updates = cached
-        result = self.conversation_read(node, result, frame)
         if where is not None:
             # In an entry, text a helper made is also marked where it came back (`knowledges =
             # kb_prompt(chunks)`): should the entry find it request-derived, that is its origin.
@@ -1491,6 +1520,47 @@ class Evaluator:
         elif isinstance(func.self_value, Instance) and self_updates and node is not None:
             result = self.updated_receiver(func.self_value, self_updates, result, node, frame)
         return result
+
+    def call_overrides(self, func: FuncVal, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                       node: ast.Call | None) -> Value | None:
+        """An abstract method called on an object typed as its class (`self.context_builder:
+        ContextBuilder`, a provider base class) runs whichever project subclass the object is:
+        each override is evaluated (a few at most), and the result that carries volatile or
+        request-derived content is the one kept, else the first. None: no override found."""
+        results = [self.call_function(override, args, kwargs, frame, node)
+                   for override in self.overrides(func)[:MAX_OVERRIDES]]
+        if not results:
+            return None
+        return next((r for r in results if most_volatile(r) or _carries_tag(r)), None) or \
+            next((r for r in results if not isinstance(r, (NoneVal, Unknown))), results[0])
+
+    def overrides(self, func: FuncVal) -> list[FuncVal]:
+        """The project's implementations of an abstract method, in the subclasses (and their
+        subclasses, a few levels down) of the class that declares it."""
+        owner_name, _, method = func.qualname.rpartition(".")
+        owner = owner_name.rpartition(".")[2]
+        found: list[FuncVal] = []
+        seen = {owner_name}
+        level = [owner]
+        for _ in range(OVERRIDE_LEVELS):
+            below: list[str] = []
+            for base in level:
+                for path, name in self.project.subclass_candidates(base):
+                    module = self.project.module_at(path)
+                    info = module.classes.get(name) if module is not None else None
+                    if self._names_read is not None:
+                        self._names_read[path].add(name)
+                    if info is None or info.qualname in seen or \
+                            not any(c.qualname == owner_name for c in self.mro(info)[1:]):
+                        continue
+                    seen.add(info.qualname)
+                    below.append(name)
+                    body = info.methods.get(method)
+                    if body is not None and not _is_stub(body):
+                        found.append(FuncVal(info.module, body, f"{info.qualname}.{method}",
+                                             Instance(info, func.self_value.attrs)))
+            level = below
+        return found
 
     def conversation_read(self, node: ast.Call | None, result: Value, frame: Frame) -> Value:
         """What a method of the whole conversation so far returns (`history.build_context()`, the
@@ -2264,6 +2334,16 @@ def _slot_node(call: ast.Call, slot: str) -> ast.expr | None:
         positional = call.args[index] if index < len(call.args) else None
         return None if isinstance(positional, ast.Starred) else positional
     return next((k.value for k in call.keywords if k.arg == slot[1:]), None)
+
+
+def _parameter_annotation(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    arguments = function.args
+    return next((a.annotation for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+                 if a.arg == name), None)
+
+
+MAX_OVERRIDES = 4  # implementations of one abstract method evaluated for a call
+OVERRIDE_LEVELS = 3  # subclasses of subclasses searched for them
 
 
 def _carries_tag(value: Value) -> bool:

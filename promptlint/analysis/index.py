@@ -594,3 +594,35 @@ def module_names_for(path: Path, root: Path, chains: dict[Path, list[str]] | Non
     if stem_parts and ".".join(stem_parts) not in names:
         names.append(".".join(stem_parts))  # a script's sibling import (`import helpers`)
     return names
+
+
+# --- the classes of the project by base (where to find the overrides of an abstract method) ---
+
+CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)[ \t]*:", re.M)
+BASE_NAME = re.compile(r"^([\w.]+)\[.*$", re.S)  # `Base[T]`: the base `Base`
+
+
+def class_bases_in_text(text: str) -> tuple[str, ...]:
+    """``"Class:Base,Other"`` for each class defined with bases (their last names; keywords such
+    as ``metaclass=`` and subscripts dropped), read from the text: a superset is harmless, the
+    evaluator checks each candidate's real bases."""
+    if "class" not in text:
+        return ()
+    found = []
+    for name, bases in CLASS_BASES.findall(text):
+        last = [BASE_NAME.sub(r"\1", part.strip()).rsplit(".", 1)[-1] for part in bases.split(",")
+                if part.strip() and "=" not in part]
+        if last := [b for b in last if b.isidentifier() and b not in ("object", "ABC", "Protocol", "Generic")]:
+            found.append(f"{name}:{','.join(last)}")
+    return tuple(found)
+
+
+def subclass_index(classes: dict[Path, tuple[str, ...]]) -> dict[str, tuple[tuple[Path, str], ...]]:
+    """Base name (last part) -> the (file, class name) of each class that names it as a base."""
+    index: dict[str, list[tuple[Path, str]]] = {}
+    for path in sorted(classes):
+        for entry in classes[path]:
+            name, _, bases = entry.partition(":")
+            for base in bases.split(","):
+                index.setdefault(base, []).append((path, name))
+    return {base: tuple(found) for base, found in index.items()}

@@ -13,13 +13,18 @@ from promptlint.analysis.index import (
     ModuleInfo,
     ParseFailure,
     check_syntax,
+    class_bases_in_text,
     decode_source,
     module_names_for,
     parse_module,
+    subclass_index,
 )
 from promptlint.model import FileError
 
 T = TypeVar("T")
+# A pseudo module name: an evaluation that asks for the subclasses of a base looks it up, so a
+# class added or removed later (the engine resolves it to a digest of the list) changes the answer.
+SUBCLASSES_OF = "subclasses-of:"
 
 
 class Project:
@@ -32,6 +37,9 @@ class Project:
         for path in python_files:  # ``names``: module_names_for of each file, when already known
             for name in (names[path] if names is not None else module_names_for(path, root)):
                 self.by_name.setdefault(name, path)
+        self.python_files = python_files
+        # Base name -> classes naming it (index.subclass_index); None: not read yet.
+        self.subclasses: dict[str, tuple[tuple[Path, str], ...]] | None = None
         self._modules: dict[Path, ModuleInfo | None] = {}
         self.errors: dict[str, FileError] = {}
         # The module-level names an evaluation looked up in each module (TrackingProject keeps
@@ -100,6 +108,24 @@ class Project:
     def module_named(self, name: str) -> ModuleInfo | None:
         path = self.by_name.get(name)
         return self.module_at(path) if path else None
+
+    def subclass_candidates(self, base: str) -> tuple[tuple[Path, str], ...]:
+        """The (file, class name) of each project class whose bases name ``base`` by its last
+        name, from the text of every file (read once, on the first asking: few evaluations need
+        it). A candidate's real bases are for the caller to check."""
+        self.by_name.get(SUBCLASSES_OF + base)  # recorded where lookups are dependencies
+        if self.subclasses is None:
+            classes = {}
+            for path in self.python_files:
+                try:
+                    with open(path, "rb") as handle:
+                        data = handle.read(self.max_file_bytes + 1)
+                except OSError:
+                    continue
+                if len(data) <= self.max_file_bytes and b"\x00" not in data:
+                    classes[path] = class_bases_in_text(data.decode("utf-8", errors="replace"))
+            self.subclasses = subclass_index(classes)
+        return self.subclasses.get(base, ())
 
     def split_module(self, qualname: str) -> tuple[ModuleInfo, list[str]] | None:
         """The longest project module that prefixes ``qualname``, and the names after it."""
