@@ -48,8 +48,10 @@ placed earlier in the prompt is reported as `request-derived`, and so is a param
 the request's input (`question`, `query`, `user_input`: `request_inputs` in
 rules/prompt_sinks.yaml; the message says the name is the reason). A transcript of the whole
 conversation so far (a parameter named like it: `history`, `chat_history`; `conversation_inputs`)
-grows with every turn, so it is per request wherever it lands ahead of stable content; its first or
-last message alone, its length, and the system messages picked out of it are not. What a user types at the
+grows with every turn, so it is per request wherever it lands ahead of stable content, and so is
+what a method of it returns (`conversation_history.build_context()`), even when another function
+builds the prompt from it; its first or last message alone, its length, one item it hands out
+(`get`, `pop`) and the system messages picked out of it are not. What a user types at the
 console (`input()`) starts a task the steps after it share: per conversation. So is the result
 of a *lookup*
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
@@ -182,6 +184,18 @@ def summarize(history: list) -> str:
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": history[0]["content"] + RULES},
         {"role": "user", "content": "Summarize:\\n" + transcript}])
+""",
+        # One item picked out of the conversation object (its title) is not the conversation.
+        """
+from openai import OpenAI
+GOAL = "Answer from the data tables above; list key points with their sources. " * 80
+class Search:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+    def ask(self, query: str, conversation_history) -> str:
+        system = f"Topic: {conversation_history.get('title')}\\n" + GOAL
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, {"role": "user", "content": query}])
 """,
         # Volatile text in the final user turn: nothing stable follows it.
         """
@@ -419,6 +433,21 @@ def next_action(history: list) -> str:
     system = f"Conversation so far:\\n{transcript}\\n" + "Use the tools below and answer in JSON. " * 80
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": "Next action?"}])
+""",
+        # A table of the recent turns the conversation object renders (a method of it), formatted
+        # by another method into the system prompt ahead of the fixed goal (graphrag's search).
+        """
+from openai import OpenAI
+GOAL = "Answer from the data tables above; list key points with their sources. " * 80
+class Search:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+    def context(self, conversation_history) -> str:
+        return "Previous turns:\\n" + conversation_history.build_context(max_turns=5)
+    def ask(self, query: str, conversation_history) -> str:
+        system = self.context(conversation_history) + GOAL
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": system}, {"role": "user", "content": query}])
 """,
         # Memories looked up for this query, inserted as a system message ahead of the messages
         # the conversation already holds: the whole history after it shifts on every turn.
