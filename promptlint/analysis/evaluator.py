@@ -287,6 +287,8 @@ class Evaluator:
         self._closures: list[dict[str, Value]] = []  # scopes that functions close over (see release)
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
+        self._mro: dict[int, tuple[ClassInfo, list[ClassInfo]]] = {}
+        self._discarded = 0  # id of the call whose statement drops its result
         self._llm_loops: dict[int, bool] = {}
         # The attributes a model callback writes system text to (rules/prompt_sinks.yaml
         # request_system), plus the `text` of that attribute's parts.
@@ -321,6 +323,7 @@ class Evaluator:
         self._imported.clear()
         self._calls.clear()
         self._stored.clear()
+        self._mro.clear()
 
     # --- entry points ------------------------------------------------------------------------
 
@@ -412,6 +415,8 @@ class Evaluator:
             self.run_augassign(stmt, frame)
         elif isinstance(stmt, ast.Expr):
             if not self.skippable_statement_call(stmt.value, frame):
+                called = stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value
+                self._discarded = id(called)  # its result is not used (call_function)
                 self.eval(stmt.value, frame)
         elif isinstance(stmt, ast.Return):
             frame.returns.append(self.eval(stmt.value, frame) if stmt.value else NONE)
@@ -1086,6 +1091,11 @@ class Evaluator:
             frame.locals[assignment.targets[0].id] = self.eval(assignment.value, frame)  # type: ignore[attr-defined]
 
     def mro(self, info: ClassInfo) -> list[ClassInfo]:
+        """The class and its project bases, depth first (at most 8). Kept for the entry: a class's
+        bases do not change while it runs, and the walk resolves names through imports."""
+        kept = self._mro.get(id(info))
+        if kept is not None and kept[0] is info:
+            return kept[1]
         order = [info]
         for base in info.bases:
             path = _dotted(base.value if isinstance(base, ast.Subscript) else base)  # `Base[T]`: Base
@@ -1094,8 +1104,10 @@ class Evaluator:
             value = self.lookup_name(path.split(".")[0], Frame(info.module), base)
             for attr in path.split(".")[1:]:
                 value = self.attribute(value, attr, Frame(info.module), None)
-            if isinstance(value, ClassVal) and value.info not in order and len(order) < 8:
-                order += [c for c in self.mro(value.info) if c not in order]
+            # Identity, not ==: ClassInfo's generated __eq__ compares every field, methods included.
+            if isinstance(value, ClassVal) and all(c is not value.info for c in order) and len(order) < 8:
+                order += [c for c in self.mro(value.info) if all(c is not o for o in order)]
+        self._mro[id(info)] = (info, order)
         return order
 
     def eval_Subscript(self, node: ast.Subscript, frame: Frame) -> Value:
@@ -1497,7 +1509,11 @@ class Evaluator:
             return self.eval(func.node.body, sub)
         if frame.depth == 0 and node is not None and self.on_assembly is not None and frame.function is not None:
             args, kwargs = self.derived_arguments(node, args, kwargs, frame.function, frame)
-        if isinstance(func.self_value, Instance) and _is_stub(func.node):
+        # Overrides run only for a result that is used, a few frames down at most: most abstract
+        # methods called are a framework's plumbing (`runtime.add_subscription(...)`), and each
+        # run is a whole implementation (autogen: 1,767 calls, 10 % of the time, before the limits).
+        if isinstance(func.self_value, Instance) and _is_stub(func.node) and node is not None \
+                and id(node) != self._discarded and frame.depth <= OVERRIDE_DEPTH and not self.sends_requests(func):
             overridden = self.call_overrides(func, args, kwargs, frame, node)
             if overridden is not None:
                 return overridden
@@ -1533,6 +1549,15 @@ class Evaluator:
             return None
         return next((r for r in results if most_volatile(r) or _carries_tag(r)), None) or \
             next((r for r in results if not isinstance(r, (NoneVal, Unknown))), results[0])
+
+    def sends_requests(self, func: FuncVal) -> bool:
+        """A method named like one that reaches an LLM call (a model client's `create`): its
+        implementations are not run. The prompt handed to them is judged where it is handed over
+        (inferred wrappers), what they return is a reply, and running each client, recorder and
+        replayer of a framework costs a lot (autogen: 6 s to 20 s) for no finding of its own."""
+        name = func.qualname.rsplit(".", 1)[-1]
+        return name in self.knowledge.api_method_names or name in self.wrappers or \
+            self.reaching_names is not None and name in self.reaching_names
 
     def overrides(self, func: FuncVal) -> list[FuncVal]:
         """The project's implementations of an abstract method, in the subclasses (and their
@@ -2343,6 +2368,7 @@ def _parameter_annotation(function: ast.FunctionDef | ast.AsyncFunctionDef, name
 
 
 MAX_OVERRIDES = 4  # implementations of one abstract method evaluated for a call
+OVERRIDE_DEPTH = 2  # the deepest frame whose calls of an abstract method run its implementations
 OVERRIDE_LEVELS = 3  # subclasses of subclasses searched for them
 
 
