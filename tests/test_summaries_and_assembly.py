@@ -381,6 +381,65 @@ def test_an_abstract_method_runs_the_project_subclass_that_implements_it(tmp_pat
     assert found[0][3].startswith("per-request clock `datetime.now()` comes before 5,440 characters of stable text")
 
 
+REPLAYING_CLIENT_APP = {"app/clients.py": '''
+from abc import ABC, abstractmethod
+
+from openai import OpenAI
+
+
+class ModelClient(ABC):
+    @abstractmethod
+    def create(self, messages: list) -> str:
+        """Send the messages, return the reply."""
+
+
+class OpenAIClient(ModelClient):
+    def __init__(self) -> None:
+        self.client = OpenAI()
+
+    def create(self, messages: list) -> str:
+        return self.client.chat.completions.create(model="gpt-4o", messages=messages).choices[0].message.content
+
+
+class RecordingClient(ModelClient):
+    def __init__(self, inner: ModelClient, mode: str) -> None:
+        self.inner = inner
+        self.mode = mode
+        self.records: list[dict] = []
+        self.index = 0
+
+    def create(self, messages: list) -> str:
+        if self.mode == "record":
+            reply = self.inner.create(messages)
+            self.records.append({"messages": messages, "reply": reply})
+            return reply
+        record = self.records[self.index]
+        self.index += 1
+        return record.get("reply")
+''',
+    "app/agent.py": '''
+from app.clients import ModelClient
+
+RULES = "Follow the plan step by step and report each result in JSON. " * 80
+
+
+class Agent:
+    def __init__(self, client: ModelClient) -> None:
+        self.client = client
+
+    def step(self, task: str) -> str:
+        plan = self.client.create([{"role": "user", "content": task}])
+        return self.client.create([{"role": "system", "content": plan + RULES}, {"role": "user", "content": task}])
+'''}
+
+
+def test_the_implementations_of_a_request_method_are_not_run_for_their_reply(tmp_path: Path) -> None:
+    """VALID: `create` sends requests (a model client's method): what a recording client replays
+    from the records it appends to is a reply like any other, not loop state in the next prompt
+    (autogen's ChatCompletionClientRecorder)."""
+    assert findings(tmp_path, REPLAYING_CLIENT_APP) == []
+
+
 def test_a_new_implementation_of_an_abstract_method_is_seen_by_a_warm_run(tmp_path: Path) -> None:
     """The subclasses of a base are a dependency of the stored result: a class added in a new
     file (which the search module does not import) is found on the next run with the cache."""
