@@ -43,6 +43,12 @@ def findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str,
     return [(f.location.path, f.location.line, f.severity.value, f.message) for f in result.findings]
 
 
+def only_finding(found: list[tuple[str, int, str, str]], path: str, line: int, severity: str) -> str:
+    """The message of the one finding expected, after checking its place and severity."""
+    assert [(p, n, s) for p, n, s, _ in found] == [(path, line, severity)]
+    return found[0][3]
+
+
 def test_a_parameter_in_a_system_dict_flows_to_system_content_through_locals() -> None:
     flows = flows_of('''
 def chat(self, system, history, conf):
@@ -249,9 +255,7 @@ def test_the_conversation_rendered_ahead_of_the_instructions_is_per_request(tmp_
     """INVALID: a transcript of the conversation opens the system prompt of a ReAct-style step; it
     grows with every turn, so the tools and rules after it are never a cached prefix. VALID: the
     transcript in the final user turn, the conversation's first message and its size."""
-    found = findings(tmp_path, CONVERSATION_APP)
-    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent.py", 8, "error")]
-    message = found[0][3]
+    message = only_finding(findings(tmp_path, CONVERSATION_APP), "agent.py", 8, "error")
     assert message.startswith("per-request request-derived `(f\"{m['role']}: {m['content']}\" for m in history)` "
                               "comes before 4,812 characters of stable text")
     assert "`history` is taken by its name to be the conversation so far, which grows with every turn" in message
@@ -308,9 +312,7 @@ def test_a_table_of_the_conversation_made_by_its_method_is_per_request_in_anothe
     system prompt of another method, ahead of the fixed goal: every turn re-bills the goal (graphrag's
     global search with a conversation history). VALID: the same table in the final user turn, and an
     item picked out of the conversation (`get("title")`)."""
-    found = findings(tmp_path, CONVERSATION_CONTEXT_APP)
-    assert [(path, line, severity) for path, line, severity, _ in found] == [("search.py", 19, "error")]
-    message = found[0][3]
+    message = only_finding(findings(tmp_path, CONVERSATION_CONTEXT_APP), "search.py", 19, "error")
     assert message.startswith("per-request request-derived `conversation_history.build_context(max_turns=5)` "
                               "comes before")
     assert "`conversation_history` is taken by its name to be the conversation so far" in message
