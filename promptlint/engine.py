@@ -82,6 +82,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         if cache is not None and whole_project:
             cache.retain_files({relative_key(p, root) for p in python_files})
         project = Project(root, python_files, cwd, config.max_file_bytes, names)
+        project.subclasses = subclass_index({path: f.classes for path, f in facts.items()})
+        workers.provide_subclasses(project.subclasses)
         for path in requested.python:  # skipped whether or not it could reach an LLM call
             project.report_too_large(path, facts[path].signature[1])
         callbacks = _configured_callback_files(python_files, facts, knowledge, config)
@@ -504,8 +506,6 @@ class _Dependencies:
         # Stored dependencies name files by relative key: the project's own files map straight back.
         self._absolute: dict[str, Path] = {relative_key(path, project.root): path for path in facts}
         self._resolved: dict[tuple[str, str | None], bool] = {}
-        self._classes = {path: f.classes for path, f in facts.items()}
-        self._subclasses: dict[str, tuple[tuple[Path, str], ...]] | None = None
 
     def hash_of(self, path: Path) -> str | None:
         """The content hash of a file: from the facts, else read once (prompt files)."""
@@ -518,9 +518,7 @@ class _Dependencies:
 
     def resolution(self, name: str) -> str | None:
         if name.startswith(SUBCLASSES_OF):  # the classes naming a base: a digest of the list
-            if self._subclasses is None:
-                self._subclasses = subclass_index(self._classes)
-            found_classes = self._subclasses.get(name[len(SUBCLASSES_OF):])
+            found_classes = self.project.subclass_candidates(name[len(SUBCLASSES_OF):])
             return None if not found_classes else cache_store.stable_hash(
                 [[relative_key(path, self.project.root), cls] for path, cls in found_classes])
         found = self.project.by_name.get(name)

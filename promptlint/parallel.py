@@ -18,7 +18,7 @@ import os
 import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -72,6 +72,9 @@ class Settings:
     max_file_bytes: int
     knowledge: Knowledge
     file_timeout_s: float
+    # Base name -> the classes naming it, from the first pass (index.subclass_index); None: the
+    # pool started before the first pass was done, and a worker reads the files when it asks.
+    subclasses: dict[str, tuple[tuple[Path, str], ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -340,6 +343,7 @@ class Workspace:
         self.settings = settings
         self.project = TrackingProject(settings.root, list(settings.python_files), settings.cwd,
                                        settings.max_file_bytes, settings.names)
+        self.project.subclasses = settings.subclasses
         self._memory_after_collect = _resident_mib()
         self.shapes = sink_shapes(settings.knowledge)
 
@@ -533,6 +537,14 @@ class Workers:
         self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(),
                                          initializer=_start_worker, initargs=(self.settings,))
         return self._pool
+
+    def provide_subclasses(self, subclasses: dict[str, tuple[tuple[Path, str], ...]]) -> None:
+        """The class index of the first pass, for the workers not started yet (a warm run's, or
+        one whose first pass ran here) and for this process's workspace."""
+        if self._pool is None:
+            self.settings = replace(self.settings, subclasses=subclasses)
+        if self._local is not None:
+            self._local.project.subclasses = subclasses
 
     def file_facts(self, tasks: list[FactsTask]) -> list[FileFacts]:
         """facts.file_facts of each task: in the workers when the files are many megabytes (a

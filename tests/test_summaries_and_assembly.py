@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 from promptlint.analysis.derived import derived_names, input_names
+from promptlint.analysis.index import subclass_index
+from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE
 from promptlint.analysis.summaries import (
     SYSTEM,
@@ -23,6 +25,7 @@ from promptlint.analysis.summaries import (
 )
 from promptlint.config import Config
 from promptlint.engine import analyze
+from promptlint.facts import file_facts
 from promptlint.knowledge import load_knowledge
 from promptlint.model import SENDS
 from tests.conftest import run_cli, write_tree
@@ -433,6 +436,19 @@ class Agent:
         plan = self.client.create([{"role": "user", "content": task}])
         return self.client.create([{"role": "system", "content": plan + RULES}, {"role": "user", "content": task}])
 '''}
+
+
+def test_a_worker_without_the_first_pass_index_finds_the_same_subclasses(tmp_path: Path) -> None:
+    """A worker the first pass started has no index from it and reads the files itself: it must
+    find what the first pass's facts give the others (the engine's digest of the list is a cached
+    result's dependency)."""
+    root = write_tree(tmp_path, ABSTRACT_CONTEXT_APP)
+    files = sorted(root.rglob("*.py"))
+    from_facts = subclass_index({path: file_facts(path, "", None).classes for path in files})
+    project = Project(root, files, root, 10**6)
+    assert project.subclass_candidates("ContextBuilder") == from_facts["ContextBuilder"] \
+        == ((root / "app/builders/clock.py", "ClockContext"),)
+    assert project.subclass_candidates("ABC") == ()  # a marker base is not indexed
 
 
 def test_the_implementations_of_a_request_method_are_not_run_for_their_reply(tmp_path: Path) -> None:

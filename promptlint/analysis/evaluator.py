@@ -1029,7 +1029,8 @@ class Evaluator:
         return None
 
     def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
-        """A ``self.attr = ...`` made in some method: state kept on the object (memoized per class)."""
+        """A ``self.attr = ...`` made in some method: state kept on the object; when that is a
+        parameter the analysis cannot type there, the type the object's own class gives it."""
         value = self.stored_in_class(klass, attr, frame, inst)
         if isinstance(value, Unknown) and not value.hole.volatility.is_volatile and inst is not None \
                 and inst.info is not klass:
@@ -1055,6 +1056,7 @@ class Evaluator:
         return None
 
     def stored_in_class(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
+        """The value a method of ``klass`` stores in ``self.attr`` (memoized per class)."""
         key = (id(klass.node), attr)
         if key in self._stored:
             return self._stored[key]
@@ -2248,12 +2250,12 @@ class Evaluator:
         self.on_assembly(frame, node, what, text, derived or set(), inputs or set(), computed_by, messages, via)
 
     @staticmethod
-    def derived(function: ast.AST, inputs: set[str], whole: bool = False) -> set[str]:
+    def derived(function: ast.AST, inputs: set[str]) -> set[str]:
         """Kept on the definition, per set of inputs: a pure function of its syntax."""
         memo = function.__dict__.setdefault("_derived_names", {})
-        key = (frozenset(inputs), whole)
+        key = frozenset(inputs)
         if key not in memo:
-            memo[key] = frozenset(derived_names(function, inputs, whole))
+            memo[key] = frozenset(derived_names(function, inputs))
         return set(memo[key])
 
     def user_turn_inputs(self, function: ast.AST) -> frozenset[str]:

@@ -38,7 +38,7 @@ class Project:
             for name in (names[path] if names is not None else module_names_for(path, root)):
                 self.by_name.setdefault(name, path)
         self.python_files = python_files
-        # Base name -> classes naming it (index.subclass_index); None: not read yet.
+        # Base name -> classes naming it (index.subclass_index); None: not known yet.
         self.subclasses: dict[str, tuple[tuple[Path, str], ...]] | None = None
         self._modules: dict[Path, ModuleInfo | None] = {}
         self.errors: dict[str, FileError] = {}
@@ -111,8 +111,9 @@ class Project:
 
     def subclass_candidates(self, base: str) -> tuple[tuple[Path, str], ...]:
         """The (file, class name) of each project class whose bases name ``base`` by its last
-        name, from the text of every file (read once, on the first asking: few evaluations need
-        it). A candidate's real bases are for the caller to check."""
+        name: from the first pass's index (``subclasses``, set by the engine), else from the text
+        of every file, read once on the first asking (a worker the first pass started). A
+        candidate's real bases are for the caller to check."""
         self.by_name.get(SUBCLASSES_OF + base)  # recorded where lookups are dependencies
         if self.subclasses is None:
             classes = {}
