@@ -828,7 +828,7 @@ def finalize(findings: list[Finding], config: Config, requested: list[Path], cwd
         (f.location.path, f.location.line, f.location.column, code)
         for f in kept.values() for code in RULES_BY_CODE[f.rule].supersedes
     }
-    result = _one_per_origin([f for key, f in kept.items() if key not in superseded])
+    result = _fold_wrapper_handoffs(_one_per_origin([f for key, f in kept.items() if key not in superseded]))
     result = [replace(f, fingerprint=fingerprint(f)) for f in result]
     return sorted(result, key=lambda f: (f.location.path, f.location.line, f.location.column, f.rule))
 
@@ -852,6 +852,31 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
                                                            for f in others)))
         result.append(kept)
     return result
+
+
+def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
+    """A request-derived value judged bare where it is handed to an inferred wrapper (the slot
+    alone: `system text passed to _reflect()`), while the same value, from the same origin, has a
+    finding where a callee builds it into prompt text: one root cause. The hand-off sees only the
+    slot, not the text around it, so it is listed on the other finding."""
+    def derived(finding: Finding) -> bool:
+        return finding.volatile_source is not None and finding.volatile_source.category == "request-derived"
+
+    built = {(f.rule, f.volatile_source.location): f for f in findings
+             if derived(f) and f.location != f.volatile_source.location}
+    folded: dict[int, list[Finding]] = {}
+    result = []
+    for finding in findings:
+        bare = derived(finding) and finding.location == finding.volatile_source.location \
+            and _wrapper_called(finding) is not None
+        other = built.get((finding.rule, finding.volatile_source.location)) if bare else None
+        if other is not None and other.severity.rank >= finding.severity.rank:
+            folded.setdefault(id(other), []).append(finding)
+        else:
+            result.append(finding)
+    return [replace(f, related=(*f.related, *(RelatedLocation(o.call_site.location, f"also reaches the `{o.call_site.api}` call here")
+                                            for o in folded[id(f)])))
+            if id(f) in folded else f for f in result]
 
 
 def _preferred(finding: Finding, current: Finding, layouts: Sequence[PromptLayout] = ()) -> bool:

@@ -919,6 +919,78 @@ class Tools:
     assert "request-derived" in errors[0][2] and "3,2" in errors[0][2]  # before the helper's rules
 
 
+HANDED_DOWN_APP = {
+    "app/prompts.py": '''
+RULES = "Judge whether the evidence answers the question and cite the chunk ids you used. " * 40
+def sufficiency_select(ask: str, evidence: str, chat_mdl) -> str:
+    system = f"Evidence:\\n{evidence}\\n\\n" + RULES
+    return chat_mdl.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": ask}])
+''',
+    "app/agent.py": '''
+from app.prompts import sufficiency_select
+class Tools:
+    def judge(self, question: str):
+        evidence = self.store.search(question)
+        return sufficiency_select(question, evidence, self.chat_mdl)
+''',
+}
+
+
+def test_a_value_an_entry_derives_is_reported_where_the_callee_builds_it_into_the_prompt(tmp_path: Path) -> None:
+    """Agent-S: the task read in `main` replaces a placeholder of the worker's system prompt. The
+    line to change is the callee's, where the value becomes prompt text; the origin stays named."""
+    root = write_tree(tmp_path, HANDED_DOWN_APP)
+    [finding] = analyze([root], Config(root=root, cache_dir=None), cwd=root).findings
+    assert (finding.location.path, finding.location.line, finding.severity.value) == ("app/prompts.py", 3, "error")
+    assert "request-derived `self.store.search(question)`" in finding.message
+    assert finding.volatile_source is not None
+    assert (finding.volatile_source.location.path, finding.volatile_source.location.line) == ("app/agent.py", 4)
+    assert [r.message for r in finding.related][:2] == [
+        "`self.store.search(question)` (derived from `question`) is derived here", "becomes part of `system`"]
+
+
+def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_that_finding(tmp_path: Path) -> None:
+    """Agent-S: the task is also handed to `_generate_reflection(instruction)`, an inferred wrapper
+    judged by its slot alone (the task, then the history). That view sees none of the text around
+    the slot; the same value's finding where the worker builds it into its prompt is the one kept."""
+    from dataclasses import replace
+
+    from promptlint.engine import finalize
+
+    root = write_tree(tmp_path, HANDED_DOWN_APP)
+    config = Config(root=root, cache_dir=None)
+    [built] = analyze([root], config, cwd=root).findings
+    assert built.volatile_source is not None
+    site = replace(built.call_site, api="system message (system text passed to reflect())",
+                   location=replace(built.call_site.location, path="app/agent.py", line=5))
+    bare = replace(built, location=built.volatile_source.location, call_site=site, related=())
+    kept = finalize([bare, built], config, [root], root)
+    assert [(f.location.path, f.location.line) for f in kept] == [("app/prompts.py", 3)]
+    assert kept[0].related[-1].message == "also reaches the `system message (system text passed to reflect())` call here"
+    # A hand-off with an origin of its own stays a finding.
+    elsewhere = replace(bare, volatile_source=replace(built.volatile_source, location=site.location), location=site.location)
+    assert len(finalize([elsewhere, built], config, [root], root)) == 2
+
+
+def test_a_value_a_callee_passes_back_stays_where_the_entry_made_it(tmp_path: Path) -> None:
+    """The helper only hands the value back (after logging); the entry puts it into the prompt, so
+    the finding stays in the entry, where the value is made."""
+    helper = HANDED_DOWN_APP["app/prompts.py"].replace(
+        '    system = f"Evidence:\\n{evidence}\\n\\n" + RULES\n', "").replace(
+        '"content": system}', '"content": evidence + RULES}') + '''
+def pick(evidence: str) -> str:
+    chosen = evidence
+    print("evidence chosen")
+    return chosen
+'''
+    agent = HANDED_DOWN_APP["app/agent.py"].replace("evidence = self.store.search(question)",
+                                                   'evidence = pick(self.store.search(question))')
+    agent = agent.replace("import sufficiency_select", "import pick, sufficiency_select")
+    found = findings(tmp_path, {"app/prompts.py": helper, "app/agent.py": agent})
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/agent.py", 4, "error")]
+
+
 def test_a_message_list_in_a_wrappers_user_slot_is_not_judged_as_the_users_text(tmp_path: Path) -> None:
     # TaskWeaver: the planner composes the whole chat (its instruction template read once from a
     # YAML file) and hands it to the LLM wrapper, which also takes a bare string as the user turn:

@@ -35,6 +35,7 @@ from promptlint.analysis.layout import argument
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.values import (
+    HANDED_DOWN,
     NONE,
     ClassVal,
     FuncVal,
@@ -681,8 +682,12 @@ class Evaluator:
     def bind(self, target: ast.expr, value: Value, frame: Frame, step: bool = True) -> None:
         if isinstance(target, ast.Name):
             if step and frame.depth <= MAX_DEPTH:
-                value = add_step(value, Step(frame.module.location(target),
-                                             f"assigned to `{target.id}`"))
+                where = frame.module.location(target)
+                # A value made in another function (a caller's argument, a helper's result) is
+                # marked where this one builds on it.
+                handed_down = (frame.module.location(frame.function), Step(where, f"{HANDED_DOWN} `{target.id}`")) \
+                    if frame.function is not None else None
+                value = add_step(value, Step(where, f"assigned to `{target.id}`"), handed_down=handed_down)
             frame.locals[target.id] = value
         elif isinstance(target, ast.Attribute):
             path = _dotted(target)

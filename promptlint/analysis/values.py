@@ -26,6 +26,7 @@ VOLATILITY_RANK = {
     Volatility.PER_REQUEST: 7,
 }
 MAX_STEPS = 8
+HANDED_DOWN = "becomes part of"  # another function's value built on here (add_step)
 
 
 @dataclass(frozen=True)
@@ -266,17 +267,29 @@ def _unchanged(new: Any, old: Any) -> bool:
     return all(map(operator.is_, new, old))  # map stops at the shorter, as zip did
 
 
-def add_step(value: Value, step: Step, unknown_too: bool = False) -> Value:
+def add_step(value: Value, step: Step, unknown_too: bool = False,
+             handed_down: tuple[Location, Step] | None = None) -> Value:
     """Record a hop (assignment, return, template slot) on every volatile hole of a value (and,
     with ``unknown_too``, on holes not known to be volatile yet: an entry's helper returns them,
-    and the entry may find them request-derived)."""
+    and the entry may find them request-derived).
+
+    ``handed_down``: the definition being run and the step to record on the unknown holes made
+    outside it (a caller's argument, a helper's result) that it builds on: should the value turn
+    out to be request-derived, the finding points where it is built into the prompt."""
 
     def change(hole: Hole) -> Hole:
-        if not (hole.volatility.is_volatile or unknown_too and not hole.is_history) or len(hole.path) >= MAX_STEPS:
+        if len(hole.path) >= MAX_STEPS:
             return hole
-        if hole.path and hole.path[-1] == step:
+        if hole.volatility.is_volatile or unknown_too and not hole.is_history:
+            hop = step
+        elif handed_down is not None and hole.volatility is Volatility.UNKNOWN and not hole.is_history \
+                and hole.location is not None and not handed_down[0].contains(hole.location):
+            hop = handed_down[1]
+        else:
             return hole
-        return replace(hole, path=(*hole.path, step))
+        if hole.path and hole.path[-1] == hop:
+            return hole
+        return replace(hole, path=(*hole.path, hop))
 
     return map_holes(value, change)
 

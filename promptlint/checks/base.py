@@ -201,7 +201,10 @@ class Rule:
         related = [RelatedLocation(step.location, step.description) for step in hole.path]
         if hole.origin is not None and hole.origin.location != location:
             verb = ORIGIN_VERB.get(hole.origin.category, ORIGIN_VERBS[0])
-            related.insert(0, RelatedLocation(hole.origin.location, f"`{hole.origin.source}` {verb}"))
+            # A derived value's source is what it is derived from: name the value itself first.
+            what = f"`{hole.expression}` ({hole.origin.source})" if hole.origin.category == "request-derived" \
+                else f"`{hole.origin.source}`"
+            related.insert(0, RelatedLocation(hole.origin.location, f"{what} {verb}"))
         related.append(RelatedLocation(layout.call.location, f"reaches the `{layout.call.api}` call here"))
         related += sends_related(layout.call.reaches)
         if hole.assumption:
