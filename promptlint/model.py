@@ -88,6 +88,12 @@ class Origin:
     volatility: Volatility
     fix: str | None = None  # a fix of its own (an agent setting to turn off): the finding's hint
 
+    @property
+    def quoted(self) -> str:
+        """The source as reporters show it: `datetime.datetime.now`; a description that names
+        its own code ("derived from `question`") as it is."""
+        return self.source if "`" in self.source else f"`{self.source}`"
+
 
 @dataclass(frozen=True)
 class Step(HashedOnce):

@@ -948,6 +948,8 @@ def test_a_value_an_entry_derives_is_reported_where_the_callee_builds_it_into_th
     assert (finding.volatile_source.location.path, finding.volatile_source.location.line) == ("app/agent.py", 4)
     assert [r.message for r in finding.related][:2] == [
         "`self.store.search(question)` (derived from `question`) is derived here", "becomes part of `system`"]
+    shown = run_cli("check", ".", "--no-cache", cwd=root).stdout
+    assert "app/prompts.py:3:" in shown and "born at  app/agent.py:4:20  derived from `question`\n" in shown
 
 
 def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_that_finding(tmp_path: Path) -> None:

@@ -457,7 +457,7 @@ def _finding(number: int, finding: Finding, new: bool | None = None) -> str:
 def _path_steps(finding: Finding) -> Iterable[tuple[str, str]]:
     if finding.volatile_source is not None:
         source = finding.volatile_source
-        yield source.location.short(), f"born here: `{source.source}` ({source.category})"
+        yield source.location.short(), f"born here: {source.quoted} ({source.category})"
     for related in finding.related:
         if not related.is_origin:
             yield related.location.short(), related.message

@@ -136,7 +136,7 @@ def _related(finding: Finding) -> list[dict[str, Any]]:
     places = []
     if finding.volatile_source is not None and finding.volatile_source.location != finding.location:
         source = finding.volatile_source
-        places.append((source.location, f"volatile value born here: `{source.source}` ({source.category})"))
+        places.append((source.location, f"volatile value born here: {source.quoted} ({source.category})"))
     places += [(r.location, r.message) for r in finding.related]
     if finding.call_site.api and not any("reaches the" in m for _, m in places):
         places.append((finding.call_site.location, f"reaches the `{finding.call_site.api}` call here"))
@@ -149,7 +149,7 @@ def _code_flow(finding: Finding) -> dict[str, Any]:
     """Source → steps → call, as one thread flow (GitHub shows it as the value's path)."""
     steps = []
     if finding.volatile_source is not None:
-        steps.append((finding.volatile_source.location, f"`{finding.volatile_source.source}`"))
+        steps.append((finding.volatile_source.location, finding.volatile_source.quoted))
     steps += [(r.location, r.message) for r in finding.related if not r.is_origin]
     if not steps or steps[-1][0] != finding.call_site.location:
         steps.append((finding.call_site.location, f"`{finding.call_site.api}` call"))

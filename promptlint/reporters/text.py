@@ -66,8 +66,7 @@ def render_finding(console: Console, finding: Finding) -> None:
     code_frame(console, finding)
     source = finding.volatile_source
     if source is not None and (source.location.path, source.location.line) != (loc.path, loc.line):
-        what = source.source if "`" in source.source else f"`{source.source}`"  # "derived from `q`" names its own
-        console.print(f"   [dim]born at[/]  {escape(source.location.short())}  {escape(what)}")
+        console.print(f"   [dim]born at[/]  {escape(source.location.short())}  {escape(source.quoted)}")
     sent = [related for related in finding.related if related.message.startswith(SENDS)]
     for related in finding.related:
         if related.is_origin or "reaches the" in related.message or related in sent:
