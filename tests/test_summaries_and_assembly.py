@@ -11,7 +11,7 @@ import ast
 import json
 from pathlib import Path
 
-from promptlint.analysis.derived import derived_names, input_names
+from promptlint.analysis.derived import derived_names, input_names, mark_request_derived
 from promptlint.analysis.index import subclass_index
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE
@@ -27,7 +27,7 @@ from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.facts import file_facts
 from promptlint.knowledge import load_knowledge
-from promptlint.model import SENDS
+from promptlint.model import SENDS, CallSite, Hole, Literal, Location, Part, PromptLayout, Step, Volatility
 from tests.conftest import run_cli, write_tree
 
 SHAPES = sink_shapes(load_knowledge(Config()))
@@ -973,6 +973,26 @@ def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_tha
     # A hand-off with an origin of its own stays a finding.
     elsewhere = replace(bare, volatile_source=replace(built.volatile_source, location=site.location), location=site.location)
     assert len(finalize([elsewhere, built], config, [root], root)) == 2
+
+
+def test_a_derived_value_already_placed_in_a_template_slot_stays_there() -> None:
+    """sweep: `{text}` is filled into the bot's template, and the provider class later joins the
+    system messages into one text. The slot is where the value was built in; the join is not."""
+    slot = Location("app/bot.py", 5, 1, 5, 7)
+    join = Location("app/chat.py", 16, 9, 16, 23)
+    made = Location("app/bot.py", 12, 50, 12, 54)
+    call = CallSite(Location("app/chat.py", 17, 16, 18, 60), "anthropic.messages", "anthropic")
+
+    def placed(hole: Hole) -> Location | None:
+        layout = PromptLayout(call, (Part("system", (hole, Literal("Follow the house style. " * 80))),))
+        [marked, _] = mark_request_derived(layout, {"text"}, {"text"}).parts[0].segments
+        assert isinstance(marked, Hole) and marked.volatility is Volatility.PER_REQUEST
+        return marked.location
+
+    into_system = Step(join, "becomes part of `system_message`")
+    assert placed(Hole(Volatility.UNKNOWN, "text", slot, path=(Step(slot, "fills template slot `text`"), into_system))) == slot
+    # Made elsewhere as a value (an argument, an attribute read), first built into text in the callee.
+    assert placed(Hole(Volatility.UNKNOWN, "text", made, path=(into_system,))) == join
 
 
 def test_a_value_a_callee_passes_back_stays_where_the_entry_made_it(tmp_path: Path) -> None:

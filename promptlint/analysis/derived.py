@@ -262,7 +262,11 @@ def _built_below(hole: Hole) -> Hole:
     the value was made (``args.task`` in ``main``, the task text in the worker's prompt)."""
     for index, step in enumerate(hole.path):
         if step.description.startswith(HANDED_DOWN):
-            if any(RETURNED_BY.match(later.description) for later in hole.path[index + 1:]):
+            # Already placed by a step of its own (a template slot it fills: sweep's `{text}`,
+            # later joined with the other system messages in the provider class), or handed
+            # back up from here: where it is, is where it is built in.
+            if any(_same_line(earlier.location, hole.location) for earlier in hole.path[:index]) \
+                    or any(RETURNED_BY.match(later.description) for later in hole.path[index + 1:]):
                 return hole
             return replace(hole, location=step.location)
     return hole
@@ -281,6 +285,10 @@ def _as_entered(hole: Hole, scope: Location | None) -> Hole:
         return hole
     named = RETURNED_BY.match(step.description)
     return replace(hole, location=step.location, expression=named.group(1) if named else hole.expression)
+
+
+def _same_line(one: Location | None, other: Location | None) -> bool:
+    return one is not None and other is not None and (one.path, one.line, one.cell) == (other.path, other.line, other.cell)
 
 
 def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:
