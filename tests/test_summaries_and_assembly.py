@@ -919,7 +919,7 @@ class Tools:
     assert "request-derived" in errors[0][2] and "3,2" in errors[0][2]  # before the helper's rules
 
 
-HANDED_DOWN_APP = {
+EVIDENCE_HELPER_APP = {
     "app/prompts.py": '''
 RULES = "Judge whether the evidence answers the question and cite the chunk ids you used. " * 40
 def sufficiency_select(ask: str, evidence: str, chat_mdl) -> str:
@@ -940,7 +940,7 @@ class Tools:
 def test_a_value_an_entry_derives_is_reported_where_the_callee_builds_it_into_the_prompt(tmp_path: Path) -> None:
     """Agent-S: the task read in `main` replaces a placeholder of the worker's system prompt. The
     line to change is the callee's, where the value becomes prompt text; the origin stays named."""
-    root = write_tree(tmp_path, HANDED_DOWN_APP)
+    root = write_tree(tmp_path, EVIDENCE_HELPER_APP)
     [finding] = analyze([root], Config(root=root, cache_dir=None), cwd=root).findings
     assert (finding.location.path, finding.location.line, finding.severity.value) == ("app/prompts.py", 3, "error")
     assert "request-derived `self.store.search(question)`" in finding.message
@@ -960,7 +960,7 @@ def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_tha
 
     from promptlint.engine import finalize
 
-    root = write_tree(tmp_path, HANDED_DOWN_APP)
+    root = write_tree(tmp_path, EVIDENCE_HELPER_APP)
     config = Config(root=root, cache_dir=None)
     [built] = analyze([root], config, cwd=root).findings
     assert built.volatile_source is not None
@@ -998,7 +998,7 @@ def test_a_derived_value_already_placed_in_a_template_slot_stays_there() -> None
 def test_a_value_a_callee_passes_back_stays_where_the_entry_made_it(tmp_path: Path) -> None:
     """The helper only hands the value back (after logging); the entry puts it into the prompt, so
     the finding stays in the entry, where the value is made."""
-    helper = HANDED_DOWN_APP["app/prompts.py"].replace(
+    helper = EVIDENCE_HELPER_APP["app/prompts.py"].replace(
         '    system = f"Evidence:\\n{evidence}\\n\\n" + RULES\n', "").replace(
         '"content": system}', '"content": evidence + RULES}') + '''
 def pick(evidence: str) -> str:
@@ -1006,7 +1006,7 @@ def pick(evidence: str) -> str:
     print("evidence chosen")
     return chosen
 '''
-    agent = HANDED_DOWN_APP["app/agent.py"].replace("evidence = self.store.search(question)",
+    agent = EVIDENCE_HELPER_APP["app/agent.py"].replace("evidence = self.store.search(question)",
                                                    'evidence = pick(self.store.search(question))')
     agent = agent.replace("import sufficiency_select", "import pick, sufficiency_select")
     found = findings(tmp_path, {"app/prompts.py": helper, "app/agent.py": agent})

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from promptlint.analysis.index import nodes_of
 from promptlint.analysis.summaries import target_names
-from promptlint.analysis.values import HANDED_DOWN
+from promptlint.analysis.values import BUILT_ON
 from promptlint.model import Hole, Location, Origin, Part, PromptLayout, Volatility
 
 # Statements and expressions that bind names: assignments, loop targets, `with ... as`, `:=`.
@@ -220,7 +220,7 @@ def tag_request_derived(hole: Hole, derived: set[str], inputs: set[str], named: 
 
 def _from_tag(hole: Hole) -> Hole:
     if hole.volatility is Volatility.UNKNOWN and hole.origin is not None and hole.origin.category == DERIVED:
-        return replace(_built_below(hole), volatility=Volatility.PER_REQUEST,
+        return replace(_where_built_in(hole), volatility=Volatility.PER_REQUEST,
                        origin=replace(hole.origin, volatility=Volatility.PER_REQUEST))
     return hole
 
@@ -251,17 +251,17 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
     what = CONVERSATION if conversation \
         else "taken by its name to be the request's own input" if inputs & derived <= named \
         else "the request's own input (the final user turn)"
-    return replace(_built_below(hole), volatility=Volatility.PER_REQUEST, origin=origin,
+    return replace(_where_built_in(hole), volatility=Volatility.PER_REQUEST, origin=origin,
                    assumption=f"{source} is {what}{via}, so this text changes with every request")
 
 
-def _built_below(hole: Hole) -> Hole:
+def _where_built_in(hole: Hole) -> Hole:
     """A value made in one function and built into the prompt in another (a callee the task is
     handed to, a caller a helper returned the context to), and not handed back from there, is
     placed where it is built in: that line is the one to change; the origin still names where
     the value was made (``args.task`` in ``main``, the task text in the worker's prompt)."""
     for index, step in enumerate(hole.path):
-        if step.description.startswith(HANDED_DOWN):
+        if step.description.startswith(BUILT_ON):
             # Already placed by a step of its own (a template slot it fills: sweep's `{text}`,
             # later joined with the other system messages in the provider class), or handed
             # back up from here: where it is, is where it is built in.

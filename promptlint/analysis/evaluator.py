@@ -35,7 +35,7 @@ from promptlint.analysis.layout import argument
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.values import (
-    HANDED_DOWN,
+    BUILT_ON,
     NONE,
     ClassVal,
     FuncVal,
@@ -685,9 +685,9 @@ class Evaluator:
                 where = frame.module.location(target)
                 # A value made in another function (a caller's argument, a helper's result) is
                 # marked where this one builds on it.
-                handed_down = (frame.module.location(frame.function), Step(where, f"{HANDED_DOWN} `{target.id}`")) \
+                built_on = (frame.module.location(frame.function), Step(where, f"{BUILT_ON} `{target.id}`")) \
                     if frame.function is not None else None
-                value = add_step(value, Step(where, f"assigned to `{target.id}`"), handed_down=handed_down)
+                value = add_step(value, Step(where, f"assigned to `{target.id}`"), built_on=built_on)
             frame.locals[target.id] = value
         elif isinstance(target, ast.Attribute):
             path = _dotted(target)

@@ -26,7 +26,7 @@ VOLATILITY_RANK = {
     Volatility.PER_REQUEST: 7,
 }
 MAX_STEPS = 8
-HANDED_DOWN = "becomes part of"  # another function's value built on here (add_step)
+BUILT_ON = "becomes part of"  # another function's value built on here (add_step)
 
 
 @dataclass(frozen=True)
@@ -268,12 +268,12 @@ def _unchanged(new: Any, old: Any) -> bool:
 
 
 def add_step(value: Value, step: Step, unknown_too: bool = False,
-             handed_down: tuple[Location, Step] | None = None) -> Value:
+             built_on: tuple[Location, Step] | None = None) -> Value:
     """Record a hop (assignment, return, template slot) on every volatile hole of a value (and,
     with ``unknown_too``, on holes not known to be volatile yet: an entry's helper returns them,
     and the entry may find them request-derived).
 
-    ``handed_down``: the definition being run and the step to record on the unknown holes made
+    ``built_on``: the definition being run and the step to record on the unknown holes made
     outside it (a caller's argument, a helper's result) that it builds on: should the value turn
     out to be request-derived, the finding points where it is built into the prompt."""
 
@@ -282,9 +282,9 @@ def add_step(value: Value, step: Step, unknown_too: bool = False,
             return hole
         if hole.volatility.is_volatile or unknown_too and not hole.is_history:
             hop = step
-        elif handed_down is not None and hole.volatility is Volatility.UNKNOWN and not hole.is_history \
-                and hole.location is not None and not handed_down[0].contains(hole.location):
-            hop = handed_down[1]
+        elif built_on is not None and hole.volatility is Volatility.UNKNOWN and not hole.is_history \
+                and hole.location is not None and not built_on[0].contains(hole.location):
+            hop = built_on[1]
         else:
             return hole
         if hole.path and hole.path[-1] == hop:
