@@ -45,7 +45,8 @@ model. It looks only at lists named like a conversation (`messages`, `history`, 
 under a length or budget check, stored back on an object, or returned by the method that hands the
 history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so dropping a
 fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when stored back
-into the history itself. A local copy cut once for a one-off summary is left alone, and so are
+into the history itself. A local copy cut once for a one-off summary is left alone, and so is one that is then only
+counted and looped over to write text (a log report), and so are
 memory stores (searched, so what reaches the prompt is per request anyway) and capped logs of
 things that are not messages (the function appends a hash, an id, a signal or a record without a
 role or content to the list). A slice in the `else` of a limit test runs under the limit, so it is
@@ -186,6 +187,19 @@ def summary_prompt(conversation_turns: list) -> str:
     messages = messages[-3:]
     return "Summarize:\\n" + json.dumps(messages)
 """,
+        # A copy of a log cut to its latest messages only to print a report (gptme's subagent log):
+        # counted and looped over to write text, never sent.
+        """
+from openai import OpenAI
+def read_log(log, max_messages: int = 20) -> str:
+    messages = [m for m in log.messages if m.role != "system"]
+    if len(messages) > max_messages:
+        messages = messages[-max_messages:]
+    output = f"Total messages: {len(messages)}\\n"
+    for msg in messages:
+        output += f"{msg.role}: {msg.content[:500]}\\n"
+    return output
+""",
         # A capped list in a file that never builds a request, and a fixed head dropped.
         """
 class AlertBuffer:
@@ -264,6 +278,17 @@ class Worker:
     def step(self, llm):
         self.flush()
         return llm.chat(self.agent.messages)
+""",
+        # The same cut copy, converted message by message into the list a request sends.
+        """
+def reply(client, log, max_messages: int = 20):
+    messages = [m for m in log.messages if m.role != "system"]
+    if len(messages) > max_messages:
+        messages = messages[-max_messages:]
+    sent = []
+    for msg in messages:
+        sent.append({"role": msg.role, "content": msg.content})
+    return client.chat.completions.create(model="gpt-4o", messages=sent)
 """,
         """
 class BufferedChatCompletionContext:
@@ -670,7 +695,10 @@ def _not_a_message(value: ast.expr) -> bool:
 
 def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, guarded: bool) -> Iterator[Cut]:
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        yield from _slice_cut(node, node.targets[0], node.value, guarded, _returns_window(function))
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and _only_rendered(function, node, target.id):
+            return
+        yield from _slice_cut(node, target, node.value, guarded, _returns_window(function))
     elif isinstance(node, ast.Return) and node.value is not None and _returns_window(function):
         history = _front_slice(node.value, stored=False)
         if history is not None and history.startswith("self.") and _configured_size(node.value):
@@ -684,6 +712,33 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
             history = _deleted_from(target)
             if history is not None:
                 yield Cut(node, history, "loses an earlier part each time it is over its limit")
+
+
+def _only_rendered(function: ast.FunctionDef | ast.AsyncFunctionDef, cut: ast.Assign, name: str) -> bool:
+    """A local list that, after the cut, is only counted (``len(messages)``) and looped over to
+    write text (gptme's subagent log report: ``output += f"{msg.role}: ..."``): a one-off rendering
+    of a copy, not the history a request sends. A loop that appends, yields or returns hands the
+    messages on, and any other use (a call, a return, a store) keeps the cut."""
+    after = cut.end_lineno or cut.lineno
+    uses = [n for n in nodes_of(function, ast.Name)
+            if n.id == name and isinstance(n.ctx, ast.Load) and n.lineno > after]
+    if not uses:
+        return False
+    counted = {id(call.args[0]) for call in nodes_of(function, ast.Call)
+               if isinstance(call.func, ast.Name) and call.func.id == "len" and len(call.args) == 1}
+    looped = {id(loop.iter) for loop in nodes_of(function, (ast.For, ast.AsyncFor))
+              if not _hands_on(loop)}
+    return all(id(use) in counted or id(use) in looped for use in uses)
+
+
+def _hands_on(loop: ast.For | ast.AsyncFor) -> bool:
+    """The loop passes its items on: appends or inserts them somewhere, yields or returns."""
+    for node in nodes_of(loop, (ast.Call, ast.Yield, ast.YieldFrom, ast.Return)):
+        if not isinstance(node, ast.Call):
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert", "add", "put"):
+            return True
+    return False
 
 
 def _slice_cut(node: ast.Assign, target: ast.expr, value: ast.expr, guarded: bool,
