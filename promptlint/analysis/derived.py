@@ -256,10 +256,10 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
 
 
 def _where_built_in(hole: Hole) -> Hole:
-    """A value made in one function and built into the prompt in another (a callee the task is
-    handed to, a caller a helper returned the context to), and not handed back from there, is
-    placed where it is built in: that line is the one to change; the origin still names where
-    the value was made (``args.task`` in ``main``, the task text in the worker's prompt)."""
+    """A value made in one function and built into the prompt in a callee it is handed to, and
+    not handed back from there, is placed where it is built in: that line is the one to change;
+    the origin still names where the value was made (``args.task`` in ``main``, the task text in
+    the worker's prompt)."""
     for index, step in enumerate(hole.path):
         if step.description.startswith(BUILT_ON):
             # Already placed by a step of its own (a template slot it fills: sweep's `{text}`,

@@ -683,10 +683,11 @@ class Evaluator:
         if isinstance(target, ast.Name):
             if step and frame.depth <= MAX_DEPTH:
                 where = frame.module.location(target)
-                # A value made in another function (a caller's argument, a helper's result) is
-                # marked where this one builds on it.
+                # In a callee, a value made outside it (a caller's argument) is marked where the
+                # callee builds on it. Not in the entry itself: there the values made elsewhere
+                # are mostly its object's attributes, and marking them cost skyvern 30 % more time.
                 built_on = (frame.module.location(frame.function), Step(where, f"{BUILT_ON} `{target.id}`")) \
-                    if frame.function is not None else None
+                    if frame.depth > 0 and frame.function is not None else None
                 value = add_step(value, Step(where, f"assigned to `{target.id}`"), built_on=built_on)
             frame.locals[target.id] = value
         elif isinstance(target, ast.Attribute):

@@ -26,7 +26,7 @@ VOLATILITY_RANK = {
     Volatility.PER_REQUEST: 7,
 }
 MAX_STEPS = 8
-BUILT_ON = "becomes part of"  # another function's value built on here (add_step)
+BUILT_ON = "becomes part of"  # a caller's value a callee builds on (add_step)
 
 
 @dataclass(frozen=True)
@@ -273,9 +273,9 @@ def add_step(value: Value, step: Step, unknown_too: bool = False,
     with ``unknown_too``, on holes not known to be volatile yet: an entry's helper returns them,
     and the entry may find them request-derived).
 
-    ``built_on``: the definition being run and the step to record on the unknown holes made
-    outside it (a caller's argument, a helper's result) that it builds on: should the value turn
-    out to be request-derived, the finding points where it is built into the prompt."""
+    ``built_on``: the callee being run and the step to record on the unknown holes made outside
+    it (a caller's argument) that it builds on, the first time only: should the value turn out to
+    be request-derived, the finding points where it is built into the prompt."""
 
     def change(hole: Hole) -> Hole:
         if len(hole.path) >= MAX_STEPS:
@@ -283,8 +283,9 @@ def add_step(value: Value, step: Step, unknown_too: bool = False,
         if hole.volatility.is_volatile or unknown_too and not hole.is_history:
             hop = step
         elif built_on is not None and hole.volatility is Volatility.UNKNOWN and not hole.is_history \
-                and hole.location is not None and not built_on[0].contains(hole.location):
-            hop = built_on[1]
+                and hole.location is not None and not built_on[0].contains(hole.location) \
+                and not any(s.description.startswith(BUILT_ON) for s in hole.path):
+            hop = built_on[1]  # the first place only (derived._where_built_in reads no other)
         else:
             return hole
         if hole.path and hole.path[-1] == hop:
