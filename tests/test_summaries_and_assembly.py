@@ -892,18 +892,21 @@ def research(research_topic: str, tools: list, pick) -> list:
     assert found == []
 
 
-def test_a_value_an_entry_derives_from_the_request_stays_per_request_inside_the_helper_that_builds_the_prompt(
-        tmp_path: Path) -> None:
-    # ragflow: `judge_sufficiency(question, docs)` trims the evidence for the question and hands it
-    # to `sufficiency_select`, whose template puts it before ~3,000 characters of fixed rules.
-    found = findings(tmp_path, {
-        "app/prompts.py": '''
+SUFFICIENCY_PROMPTS = '''
 RULES = "Judge whether the evidence answers the question and cite the chunk ids you used. " * 40
 def sufficiency_select(ask: str, evidence: str, chat_mdl) -> str:
     system = f"Evidence:\\n{evidence}\\n\\n" + RULES
     return chat_mdl.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": ask}])
-''',
+'''
+
+
+def test_a_value_an_entry_derives_from_the_request_stays_per_request_inside_the_helper_that_builds_the_prompt(
+        tmp_path: Path) -> None:
+    # ragflow: `judge_sufficiency(question, docs)` trims the evidence for the question and hands it
+    # to `sufficiency_select`, whose template puts it before ~3,000 characters of fixed rules.
+    found = findings(tmp_path, {
+        "app/prompts.py": SUFFICIENCY_PROMPTS,
         "app/agent.py": '''
 from app.prompts import sufficiency_select
 def fit(question, docs):
@@ -920,13 +923,7 @@ class Tools:
 
 
 EVIDENCE_HELPER_APP = {
-    "app/prompts.py": '''
-RULES = "Judge whether the evidence answers the question and cite the chunk ids you used. " * 40
-def sufficiency_select(ask: str, evidence: str, chat_mdl) -> str:
-    system = f"Evidence:\\n{evidence}\\n\\n" + RULES
-    return chat_mdl.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": system}, {"role": "user", "content": ask}])
-''',
+    "app/prompts.py": SUFFICIENCY_PROMPTS,
     "app/agent.py": '''
 from app.prompts import sufficiency_select
 class Tools:
