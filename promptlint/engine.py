@@ -45,7 +45,16 @@ from promptlint.facts import (
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
 from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_callback_types, load_knowledge, setting_names
-from promptlint.model import AnalysisResult, FileError, Finding, Location, PromptLayout, RelatedLocation, Severity
+from promptlint.model import (
+    AnalysisResult,
+    CallSite,
+    FileError,
+    Finding,
+    Location,
+    PromptLayout,
+    RelatedLocation,
+    Severity,
+)
 from promptlint.parallel import (
     EntryOutcome,
     EntryTask,
@@ -874,9 +883,12 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
             folded.setdefault(id(other), []).append(finding)
         else:
             result.append(finding)
-    return [replace(f, related=(*f.related, *(RelatedLocation(o.call_site.location, f"also reaches the `{o.call_site.api}` call here")
-                                            for o in folded[id(f)])))
+    return [replace(f, related=(*f.related, *(_reaching_too(o.call_site) for o in folded[id(f)])))
             if id(f) in folded else f for f in result]
+
+
+def _reaching_too(site: CallSite) -> RelatedLocation:
+    return RelatedLocation(site.location, f"also reaches the `{site.api}` call here")
 
 
 def _preferred(finding: Finding, current: Finding, layouts: Sequence[PromptLayout] = ()) -> bool:
@@ -906,7 +918,7 @@ def _also_reaches(kept: Finding, dropped: Finding) -> Finding:
     if is_assembly(site) or site.location == kept.call_site.location \
             or any(r.location == site.location for r in kept.related):
         return kept  # an assembly point is a step on the way to a call, not a call of its own
-    return replace(kept, related=(*kept.related, RelatedLocation(site.location, f"also reaches the `{site.api}` call here")))
+    return replace(kept, related=(*kept.related, _reaching_too(site)))
 
 
 def _seen_through_another(finding: Finding, findings: Iterable[Finding]) -> bool:

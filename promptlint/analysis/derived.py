@@ -288,7 +288,8 @@ def _as_entered(hole: Hole, scope: Location | None) -> Hole:
 
 
 def _same_line(one: Location | None, other: Location | None) -> bool:
-    return one is not None and other is not None and (one.path, one.line, one.cell) == (other.path, other.line, other.cell)
+    return one is not None and other is not None \
+        and (one.path, one.line, one.cell) == (other.path, other.line, other.cell)
 
 
 def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:

@@ -696,9 +696,10 @@ def _not_a_message(value: ast.expr) -> bool:
 def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, guarded: bool) -> Iterator[Cut]:
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         target = node.targets[0]
-        if isinstance(target, ast.Name) and _only_rendered(function, node, target.id):
-            return
-        yield from _slice_cut(node, target, node.value, guarded, _returns_window(function))
+        for cut in _slice_cut(node, target, node.value, guarded, _returns_window(function)):
+            # Asked only of a cut found: it walks the whole function.
+            if not (isinstance(target, ast.Name) and _only_rendered(function, node, target.id)):
+                yield cut
     elif isinstance(node, ast.Return) and node.value is not None and _returns_window(function):
         history = _front_slice(node.value, stored=False)
         if history is not None and history.startswith("self.") and _configured_size(node.value):
