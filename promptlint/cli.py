@@ -116,6 +116,11 @@ def check(
         Optional[bool], typer.Option("--force-exclude/--no-force-exclude",
                                      help="Apply excludes and .gitignore to files named explicitly too")
     ] = None,
+    check_tests: Annotated[
+        Optional[bool], typer.Option("--check-tests/--no-check-tests",
+                                     help="Also analyze test code (test/tests/testing folders, test_*.py, "
+                                          "*_test.py, conftest.py), skipped by default")
+    ] = None,
     fail_on: Annotated[
         Optional[str], typer.Option("--fail-on", help="info | warning | error (default: warning)")
     ] = None,
@@ -196,7 +201,7 @@ def check(
             {"select": split_codes(select), "extend-select": split_codes(extend_select),
              "ignore": split_codes(ignore), "exclude": split_codes(exclude),
              "extend-exclude": split_codes(extend_exclude), "force-exclude": force_exclude,
-             "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else cache_dir,
+             "check-tests": check_tests, "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else cache_dir,
              "jobs": jobs},
         )
         outcome = analyze_targets(targets, config, options, stdin_filename)

@@ -27,6 +27,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
     force_exclude: bool = False  # apply exclude/gitignore to files named on the command line too
+    check_tests: bool = False  # analyze test files too (test/tests/testing folders, test_*.py, conftest.py)
     fail_on: Severity = Severity.WARNING
     show_info: bool = False
     # Not a setting: False when info findings are analyzed only for suppressions and then hidden,
@@ -73,6 +74,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "extend-exclude": "extend_exclude",
     "respect-gitignore": "respect_gitignore",
     "force-exclude": "force_exclude",
+    "check-tests": "check_tests",
     "fail-on": "fail_on",
     "show-info": "show_info",
     "min-stable-chars": "min_stable_chars",
@@ -195,7 +197,7 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
             return Severity(value)
         except ValueError:
             raise fail("one of 'info', 'warning', 'error'") from None
-    if name in ("respect_gitignore", "show_info", "force_exclude"):
+    if name in ("respect_gitignore", "show_info", "force_exclude", "check_tests"):
         if not isinstance(value, bool):
             raise fail("true or false")
         return value

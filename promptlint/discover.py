@@ -24,6 +24,11 @@ DEFAULT_EXCLUDES = (
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".promptlint_cache", "build", "dist", "site-packages",
     ".eggs", "*.egg-info",
 )
+# Test code is skipped unless `check-tests` is set: its prompts are built from fixtures and fakes,
+# never served, so a bust there costs nothing; evaluating it was a third of the time on the larger
+# bench/wild trees (skyvern, swarms) for no finding.
+TEST_FOLDERS = ("test", "tests", "testing")
+TEST_FILES = ("test_*.py", "*_test.py", "conftest.py")
 TEMPLATE_SUFFIXES = (".jinja", ".j2", ".jinja2")
 LAUNCH_NAMES = ("Dockerfile", "docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml",
                 "Procfile", "Makefile")
@@ -37,6 +42,13 @@ class Discovered:
     other: list[Path] = field(default_factory=list)  # templates, tokenizer configs, launch scripts
     notebooks: list[Path] = field(default_factory=list)  # Jupyter .ipynb (promptlint.notebooks)
     errors: list[FileError] = field(default_factory=list)
+
+
+def is_test_path(path: str) -> bool:
+    """Test code, by a project-relative path with `/` separators (also how a checked test file's
+    definitions are kept from voting on what a name does, see ``summaries.infer_wrappers``)."""
+    *folders, name = path.split("/")
+    return any(folder in TEST_FOLDERS for folder in folders) or any(fnmatch.fnmatchcase(name, g) for g in TEST_FILES)
 
 
 def is_other_candidate(path: Path) -> bool:
@@ -191,6 +203,9 @@ class _Excluder:
         self.root = root
         file_patterns = tuple(p.rstrip("/") for p in (*config.exclude, *config.extend_exclude))
         dir_patterns = tuple(p.rstrip("/") for p in DEFAULT_EXCLUDES) + file_patterns
+        if not config.check_tests:
+            dir_patterns += TEST_FOLDERS
+            file_patterns += TEST_FILES
         self.files = _compiled(file_patterns)
         self.dirs = _compiled(dir_patterns)
 

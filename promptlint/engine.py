@@ -27,13 +27,13 @@ from promptlint.analysis.layout import is_assembly
 from promptlint.analysis.index import subclass_index
 from promptlint.analysis.project import SUBCLASSES_OF, Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
-from promptlint.analysis.summaries import infer_wrappers, is_test_path, reached_calls, system_wrappers
+from promptlint.analysis.summaries import infer_wrappers, reached_calls, system_wrappers
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.checks.pc009_sliding_history_window import HelperCut, SlidingHistoryWindow, window_words
 from promptlint.config import Config
-from promptlint.discover import discover, read_small_text
+from promptlint.discover import discover, is_test_path, read_small_text
 from promptlint.facts import (
     called_names_of,
     collect_facts,

@@ -33,8 +33,9 @@ from promptlint.analysis.derived import (
     parameter_names,
     user_turn_names,
 )
-from promptlint.analysis.summaries import is_test_path, sink_shapes
+from promptlint.analysis.summaries import sink_shapes
 from promptlint.cache import Definitions, FileFacts
+from promptlint.discover import is_test_path
 from promptlint.facts import FactsTask, file_facts
 from promptlint.internal import internal_error
 from promptlint.knowledge import Knowledge

@@ -94,6 +94,23 @@ def test_force_exclude_respects_gitignore_for_named_files(tmp_path: Path) -> Non
     assert cli("check", "generated", "--force-exclude", cwd=root)[0] == 0
 
 
+def test_test_code_is_skipped_unless_asked(tmp_path: Path) -> None:
+    tests = {"app/bot.py": CLOCK_BUST, "tests/test_bot.py": CLOCK_BUST, "app/testing/fake.py": CLOCK_BUST,
+             "app/bot_test.py": CLOCK_BUST, "test_e2e.py": CLOCK_BUST, "conftest.py": CLOCK_BUST,
+             "app/latest.py": CLOCK_BUST, "contest/entry.py": CLOCK_BUST}
+    root = project(tmp_path, files=tests)
+    production = ["app/bot.py", "app/latest.py", "contest/entry.py"]
+    assert paths_found(cli("check", "--format", "json", cwd=root)[1]) == production
+    assert paths_found(cli("check", "--check-tests", "--format", "json", cwd=root)[1]) == sorted(tests)
+    configured = project(tmp_path / "cfg", "check-tests = true", files=tests)
+    assert paths_found(cli("check", "--format", "json", cwd=configured)[1]) == sorted(tests)
+    assert paths_found(cli("check", "--no-check-tests", "--format", "json", cwd=configured)[1]) == production
+    # A test file named on the command line is analyzed, unless excludes are forced (pre-commit).
+    assert paths_found(cli("check", "tests/test_bot.py", "--format", "json", cwd=root)[1]) == ["tests/test_bot.py"]
+    assert cli("check", "tests/test_bot.py", "--force-exclude", cwd=root)[0] == 0
+    assert "check-tests" in cli("check", "--help", cwd=root)[1]
+
+
 def test_stdin_with_stdin_filename(tmp_path: Path) -> None:
     root = project(tmp_path, 'exclude = ["legacy"]\n[tool.promptlint.per-file-ignores]\n"scripts/*" = ["PC001"]')
 

@@ -37,7 +37,6 @@ caller, where it is known.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 
 from promptlint.analysis.index import nodes_of, of_kind
@@ -195,13 +194,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     return tuple(sorted(flows))
 
 
-TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 AGREEMENT = 4  # a slot belongs to a name when at least 1 in AGREEMENT of its definitions has it
-
-
-def is_test_path(path: str) -> bool:
-    """Tests define doubles of every provider method; they do not vote on what a name does."""
-    return TEST_PATH.search(path) is not None
 
 
 def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untraceable: frozenset[str]
