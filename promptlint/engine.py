@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from promptlint import cache as cache_store
 from promptlint.analysis.evaluator import PASSED_TO
-from promptlint.analysis.layout import is_assembly
+from promptlint.analysis.layout import MESSAGE_LIST_API, is_assembly
 from promptlint.analysis.index import subclass_index
 from promptlint.analysis.project import SUBCLASSES_OF, Project
 from promptlint.analysis.reach import UNTRACEABLE, reach_over
@@ -892,16 +892,22 @@ def _reaching_too(site: CallSite) -> RelatedLocation:
 
 
 def _preferred(finding: Finding, current: Finding, layouts: Sequence[PromptLayout] = ()) -> bool:
-    """Of two findings at one place: the one judged on a whole request (a known LLM call) over one
-    judged at its assembly point alone, then the more severe; of one call's, the one on the longer
-    request (an agent loop's next pass, its history grown): what every later step loses."""
-    known, current_known = not is_assembly(finding.call_site), not is_assembly(current.call_site)
+    """Of two findings at one place: the one judged on a whole request (a known LLM call, else a
+    whole message list handed to a client) over one judged at a system text's assembly point
+    alone, then the more severe; of one call's, the one on the longer request (an agent loop's
+    next pass, its history grown): what every later step loses."""
+    known, current_known = _wholeness(finding.call_site), _wholeness(current.call_site)
     if known != current_known:
-        return known
+        return known > current_known
     if finding.severity is not current.severity:
         return finding.severity.rank > current.severity.rank
     return finding.call_site.location == current.call_site.location and \
         _segments_after_bust(finding, layouts) > _segments_after_bust(current, layouts)
+
+
+def _wholeness(site: CallSite) -> int:
+    """How much of the request a finding was judged on: a known call, a whole message list, a part."""
+    return 2 if not is_assembly(site) else 1 if site.api.startswith(MESSAGE_LIST_API) else 0
 
 
 def _segments_after_bust(finding: Finding, layouts: Sequence[PromptLayout]) -> int:
@@ -1010,9 +1016,9 @@ def _resolved(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
-def _info_when_nothing_lost(code: str) -> bool:
-    rule = RULES_BY_CODE.get(code)
-    return rule is not None and rule.info_when_nothing_lost
+def _info_when_nothing_lost(finding: Finding) -> bool:
+    rule = RULES_BY_CODE.get(finding.rule)
+    return rule is not None and rule.quiet_when_nothing_lost(finding)
 
 
 def _estimate(result: AnalysisResult, config: Config, cache: Cache | None = None) -> AnalysisResult:
@@ -1027,7 +1033,7 @@ def _estimate(result: AnalysisResult, config: Config, cache: Cache | None = None
     counter = load_counter(config.tokenizer, config.root)
     if cache is not None:  # counts stored by earlier runs: the tokenizer is loaded only for new texts
         counter.remember(cache.token_counts(counter.identity))
-    estimated = iter(agree_with_estimate(f, _info_when_nothing_lost(f.rule))
+    estimated = iter(agree_with_estimate(f, _info_when_nothing_lost(f))
                      for f in estimate(replace(result, findings=shown), config, counter=counter).findings)
     if cache is not None:
         cache.set_token_counts(counter.identity, counter.counts())

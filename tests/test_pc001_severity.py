@@ -245,14 +245,15 @@ def lookup_then(filler: int) -> str:
     return f'''
 def ask(question: str, retriever) -> str:
     docs = retriever.search(question)
-    system = f"Documents:\\n{{docs}}\\n" + "y" * {filler} + f"\\nQuestion: {{question}}"
+    system = RULES * 10 + f"Documents:\\n{{docs}}\\n" + "y" * {filler} + f"\\nQuestion: {{question}}"
     return client.chat.completions.create(model="gpt-4o", messages=[
         {{"role": "system", "content": system}}, {{"role": "user", "content": "Go."}}])
 '''
 
 
 def test_retrieved_documents_need_1000_characters_before_other_request_content(tmp_path: Path) -> None:
-    # "\n" + filler + "\nQuestion: ": 1,000 characters are worth a warning, 999 only info.
+    # "\n" + filler + "\nQuestion: ": 1,000 characters are worth a warning, 999 only info (after
+    # rules long enough to be cached, so that the filler's place loses tokens at all).
     assert [s for s, _ in pc001(tmp_path / "a", lookup_then(988))] == ["warning"]
     [(severity, message)] = pc001(tmp_path / "b", lookup_then(987))
     assert severity == "info" and "; only 999 characters of stable text follow it before other" in message
@@ -289,3 +290,20 @@ def answer(history: list):
         ("PC007", "warning", "per-request clock `datetime.now()` comes before the cache breakpoint of the "
                              "`bedrock.converse` call: every call writes a new cache entry and none is read; "
                              f"{ZERO_ESTIMATE}")]
+
+
+def test_request_content_that_loses_nothing_is_info_and_a_clock_there_a_warning(tmp_path: Path) -> None:
+    # Issue 18's short-tail look-alike: the request's own content before a tail too short to be
+    # cached at the call's provider loses nothing by its place, so it is `info` with the estimate's
+    # words; a clock in the same place can always move and stays a warning that says the same.
+    def ask(value: str) -> str:
+        return f'''
+def ask(question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": f"Topic: {{{value}}}\\n" + RULES * 2}}, {{"role": "user", "content": question}}])
+'''
+    looked_up, clock = pc001(tmp_path / "derived", ask("question.title()")), pc001(tmp_path / "clock", ask("datetime.now()"))
+    assert [severity for severity, _ in looked_up] == ["info"] and [severity for severity, _ in clock] == ["warning"]
+    assert looked_up[0][1].startswith("per-request request-derived `question.title()` comes before 1,120 characters")
+    assert looked_up[0][1].endswith(ZERO_ESTIMATE.replace("(warning)", "(info)"))
+    assert clock[0][1].endswith(ZERO_ESTIMATE)

@@ -195,6 +195,11 @@ class Rule:
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         raise NotImplementedError
 
+    def quiet_when_nothing_lost(self, finding: Finding) -> bool:
+        """Whether this finding is `info` when its estimate loses nothing at any provider the call
+        may reach (else it stays at most a warning that says so)."""
+        return self.info_when_nothing_lost
+
     def finding(self, layout: PromptLayout, layout_index: int, index: int, hole: Hole, severity: Severity,
                 message: str) -> Finding:
         location = hole.location or layout.call.location

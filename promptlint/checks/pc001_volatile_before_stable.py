@@ -86,7 +86,10 @@ session starts: the stable text after it misses once per conversation, on its fi
 per-day values `info` (the cache goes cold once a day), once-per-process values `info` (workers do
 not share a prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and
 recalled content judged at an assembly point with only an assumed history after it and under ~500
-tokens of known text is `info` (such calls are mostly one-shot). On a provider that caches only at
+tokens of known text is `info` (such calls are mostly one-shot), and so is such content whose
+estimate loses nothing at any provider the call may reach (the whole prompt's stable text stays
+below every minimum cacheable prefix: moving it would cache nothing more), with the estimate's
+words; a clock or an id there stays a warning that says so. On a provider that caches only at
 explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call with no
 breakpoint caches nothing as written: a clock, id or counter there is a warning that says so (the
 estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or recalled
@@ -224,7 +227,18 @@ from openai import OpenAI
 client = OpenAI()
 def answer(question: str, retriever) -> str:
     docs = retriever.search("company handbook")
-    system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 80
+    system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 200
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+""",
+        # Documents retrieved for the question before a short tail in a one-shot call: the prompt's
+        # stable text stays below the 1,024-token minimum either way, so nothing is lost (info).
+        """
+from openai import OpenAI
+client = OpenAI()
+def answer(question: str, retriever) -> str:
+    docs = retriever.search(question)
+    system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 40
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": question}])
 """,
@@ -420,7 +434,7 @@ from openai import OpenAI
 client = OpenAI()
 def answer(question: str, retriever) -> str:
     docs = retriever.search(question)
-    system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 80
+    system = f"Answer from these documents:\\n{docs}\\n" + "Be precise and cite sources. " * 200
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": question}])
 """,
@@ -430,7 +444,7 @@ from openai import OpenAI
 client = OpenAI()
 def next_action(history: list) -> str:
     transcript = "\\n".join(f"{m['role']}: {m['content']}" for m in history)
-    system = f"Conversation so far:\\n{transcript}\\n" + "Use the tools below and answer in JSON. " * 80
+    system = f"Conversation so far:\\n{transcript}\\n" + "Use the tools below and answer in JSON. " * 160
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": system}, {"role": "user", "content": "Next action?"}])
 """,
@@ -575,6 +589,14 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
     return await kernel.invoke(function=function, arguments=arguments)
 """,
     ]
+
+    def quiet_when_nothing_lost(self, finding: Finding) -> bool:
+        # Content the request needs (the question, its documents, a memory) before a tail too short
+        # to be cached at any provider the call may reach: moving it gains nothing, so it is the
+        # short-tail look-alike of issue 18. A clock or an id stays a warning: it can always move,
+        # and the prompt after it may grow.
+        source = finding.volatile_source
+        return source is not None and source.category in LOOKED_UP
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         reported = -1  # scope rank of the most volatile value reported so far in this prompt
