@@ -134,6 +134,16 @@ def project_root(folder: Path) -> Path:
     return folder
 
 
+def outside_packages(folder: Path) -> Path:
+    """The folder a package named on the command line is imported from: a package (a folder with
+    `__init__.py`) is part of a project, not one, and its modules import their siblings by the
+    top package's name (`gui_agents/s3` imports `gui_agents.s3.core`), so the analysis needs the
+    folder above the top package to see the modules beside it."""
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
@@ -146,7 +156,9 @@ def load_config(start: Path, config_file: Path | None = None) -> Config:
     path = config_file or find_config(start)
     if path is None:
         root = start.resolve()
-        return Config(root=project_root(root.parent) if root.is_file() else root)
+        if root.is_file():
+            return Config(root=project_root(outside_packages(root.parent)))
+        return Config(root=outside_packages(root))
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -111,6 +111,28 @@ def test_test_code_is_skipped_unless_asked(tmp_path: Path) -> None:
     assert "check-tests" in cli("check", "--help", cwd=root)[1]
 
 
+def test_a_named_package_sees_the_modules_beside_it(tmp_path: Path) -> None:
+    # No configuration: a package named on the command line is analyzed with the folder its top
+    # package is imported from, so the prompt it imports from a sibling package is known (as when
+    # its files are named one by one, or the whole project is checked).
+    root = write_tree(tmp_path, {
+        "shared/__init__.py": "",
+        "shared/prompts.py": ("from datetime import datetime\n"
+                              "def system() -> str:\n"
+                              "    return f'Now: {datetime.now()}. ' + 'Answer from the refund policy only. ' * 40\n"),
+        "bot/__init__.py": "",
+        "bot/agent/__init__.py": "",
+        "bot/agent/reply.py": ("from openai import OpenAI\nfrom shared.prompts import system\n\n"
+                               "def reply(history: list, question: str):\n"
+                               "    return OpenAI().chat.completions.create(model='gpt-4o', messages=[\n"
+                               "        {'role': 'system', 'content': system()}, *history, {'role': 'user', 'content': question}])\n"),
+    })
+    whole = paths_found(cli("check", "--format", "json", cwd=root)[1])
+    assert whole == ["shared/prompts.py"]
+    for named in ("bot/agent", "bot", "bot/agent/reply.py"):
+        assert paths_found(cli("check", named, "--format", "json", cwd=root)[1]) == whole, named
+
+
 def test_stdin_with_stdin_filename(tmp_path: Path) -> None:
     root = project(tmp_path, 'exclude = ["legacy"]\n[tool.promptlint.per-file-ignores]\n"scripts/*" = ["PC001"]')
 
