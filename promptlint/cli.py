@@ -201,8 +201,8 @@ def check(
             {"select": split_codes(select), "extend-select": split_codes(extend_select),
              "ignore": split_codes(ignore), "exclude": split_codes(exclude),
              "extend-exclude": split_codes(extend_exclude), "force-exclude": force_exclude,
-             "check-tests": check_tests, "fail-on": fail_on, "show-info": show_info or None, "cache-dir": "" if no_cache else cache_dir,
-             "jobs": jobs},
+             "check-tests": check_tests, "fail-on": fail_on, "show-info": show_info or None,
+             "cache-dir": "" if no_cache else cache_dir, "jobs": jobs},
         )
         outcome = analyze_targets(targets, config, options, stdin_filename)
         # --statistics replaces the main output only; --also files are always the full format.

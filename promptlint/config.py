@@ -27,7 +27,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
     force_exclude: bool = False  # apply exclude/gitignore to files named on the command line too
-    check_tests: bool = False  # analyze test files too (test/tests/testing folders, test_*.py, conftest.py)
+    check_tests: bool = False  # analyze test code too (discover.TEST_FOLDERS and TEST_FILES)
     fail_on: Severity = Severity.WARNING
     show_info: bool = False
     # Not a setting: False when info findings are analyzed only for suppressions and then hidden,
