@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the evaluator and the process pool are imported when there 
 
 MAX_LAYOUTS_PER_CALL = 8
 ABANDONED = "analysis abandoned"
-PARSED_SOURCE_BUDGET = 6_000_000  # characters of parsed source a process keeps (ASTs: ~35 bytes each)
+PARSED_SOURCE_BUDGET = 5_000_000  # characters of parsed source a process keeps (ASTs: ~35 bytes each)
 # The evaluator allocates millions of short-lived objects next to a large, long-lived heap of
 # syntax trees; Python's default thresholds rescan that heap so often that collection took 45 %
 # of the time. Collect the youngest generation a hundred times less often, and keep parsed
