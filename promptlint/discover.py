@@ -42,6 +42,7 @@ class Discovered:
     other: list[Path] = field(default_factory=list)  # templates, tokenizer configs, launch scripts
     notebooks: list[Path] = field(default_factory=list)  # Jupyter .ipynb (promptlint.notebooks)
     errors: list[FileError] = field(default_factory=list)
+    tests_skipped: int = 0  # test folders and files left out (`check-tests` off), for the summary
 
 
 def is_test_path(path: str) -> bool:
@@ -135,10 +136,17 @@ def _walk(folder: Path, root: Path, excluder: _Excluder, ignored: Callable[[Path
     for entry in entries:
         path = folder / entry.name
         if entry.is_dir(follow_symlinks=False):
-            if not excluder.excluded(path, is_dir=True):
+            if excluder.configured(path, is_dir=True):
+                continue
+            if excluder.test_code(path, is_dir=True):
+                found.tests_skipped += 1
+            else:
                 folders.append(path)
             continue
-        if not _wanted(path) or excluder.excluded(path, is_dir=False) or (ignored is not None and ignored(path)):
+        if not _wanted(path) or excluder.configured(path, is_dir=False) or (ignored is not None and ignored(path)):
+            continue
+        if excluder.test_code(path, is_dir=False):
+            found.tests_skipped += 1
             continue
         if entry.is_file(follow_symlinks=False):
             _add_file(path, found, seen)  # a regular file, not a link: nothing more to check
@@ -203,14 +211,23 @@ class _Excluder:
         self.root = root
         file_patterns = tuple(p.rstrip("/") for p in (*config.exclude, *config.extend_exclude))
         dir_patterns = tuple(p.rstrip("/") for p in DEFAULT_EXCLUDES) + file_patterns
-        if not config.check_tests:
-            dir_patterns += TEST_FOLDERS
-            file_patterns += TEST_FILES
         self.files = _compiled(file_patterns)
         self.dirs = _compiled(dir_patterns)
+        self.test_files = None if config.check_tests else _compiled(TEST_FILES)
+        self.test_dirs = None if config.check_tests else _compiled(TEST_FOLDERS)
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
-        compiled = self.dirs if is_dir else self.files
+        return self.configured(path, is_dir) or self.test_code(path, is_dir)
+
+    def configured(self, path: Path, is_dir: bool) -> bool:
+        """Excluded by the configuration or the built-in folders."""
+        return self._matches(self.dirs if is_dir else self.files, path)
+
+    def test_code(self, path: Path, is_dir: bool) -> bool:
+        """Test code, left out unless `check-tests` is set."""
+        return self._matches(self.test_dirs if is_dir else self.test_files, path)
+
+    def _matches(self, compiled: tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...]] | None, path: Path) -> bool:
         if compiled is None:
             return False
         name_pattern, relative_pattern, prefixes = compiled

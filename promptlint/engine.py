@@ -114,7 +114,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
                      [(cwd / p).resolve() for p in paths], cwd)
     failed = {e.path for e in errors} & {os.path.relpath(p, cwd) for p in requested.python} if errors else set()
     stats = {"seconds": time.perf_counter() - started, "files_failed": float(len(failed)), **analysis.stats,
-             "history_modules_read": float(history_modules.computed)}
+             "history_modules_read": float(history_modules.computed),
+             "test_paths_skipped": float(requested.tests_skipped)}
     directive_files = tuple(str(p) for p in requested.python if facts[p].directive or not facts[p].text_ok)
     result = AnalysisResult(tuple(findings), tuple(errors), tuple(analysis.layouts), len(requested.python), stats,
                             directive_files + tuple(str(p) for p in requested.other),

@@ -102,6 +102,8 @@ def test_test_code_is_skipped_unless_asked(tmp_path: Path) -> None:
     production = ["app/bot.py", "app/latest.py", "contest/entry.py"]
     assert paths_found(cli("check", "--format", "json", cwd=root)[1]) == production
     assert paths_found(cli("check", "--check-tests", "--format", "json", cwd=root)[1]) == sorted(tests)
+    assert "Skipped test code: 5 folders and files (--check-tests to analyze it)." in cli("check", cwd=root)[1]
+    assert "Skipped test code" not in cli("check", "--check-tests", cwd=root)[1]
     configured = project(tmp_path / "cfg", "check-tests = true", files=tests)
     assert paths_found(cli("check", "--format", "json", cwd=configured)[1]) == sorted(tests)
     assert paths_found(cli("check", "--no-check-tests", "--format", "json", cwd=configured)[1]) == production

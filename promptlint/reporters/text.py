@@ -124,4 +124,7 @@ def summary_line(result: AnalysisResult) -> str:
                 f"({', '.join(parts)}) in {result.files_analyzed} Python files.")
     if result.errors:
         text += f" {len(result.errors)} file{'s' if len(result.errors) != 1 else ''} could not be analyzed."
+    skipped = int(result.stats.get("test_paths_skipped", 0))
+    if skipped:
+        text += f" Skipped test code: {skipped} folders and files (--check-tests to analyze it)."
     return text
