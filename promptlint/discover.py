@@ -73,8 +73,19 @@ def discover(paths: list[Path], config: Config, cwd: Path) -> Discovered:
         if not start_abs.is_dir():
             _add_checked(Path(os.path.abspath(cwd / start)), root, found, seen, cwd)
             continue
-        _walk(start_abs, root, excluder, ignored, found, seen, cwd)
+        # A test folder named on the command line is walked whole, as a named test file is read.
+        named_tests = not config.check_tests and _inside_tests(start_abs, root)
+        walker = _Excluder(root, replace(config, check_tests=True)) if named_tests else excluder
+        _walk(start_abs, root, walker, ignored, found, seen, cwd)
     return found
+
+
+def _inside_tests(folder: Path, root: Path) -> bool:
+    try:
+        relative = folder.relative_to(root).as_posix()
+    except ValueError:
+        return False
+    return relative != "." and is_test_path(relative + "/")
 
 
 def find_notebooks(paths: list[Path], config: Config, cwd: Path) -> list[Path]:

@@ -110,6 +110,11 @@ def test_test_code_is_skipped_unless_asked(tmp_path: Path) -> None:
     # A test file named on the command line is analyzed, unless excludes are forced (pre-commit).
     assert paths_found(cli("check", "tests/test_bot.py", "--format", "json", cwd=root)[1]) == ["tests/test_bot.py"]
     assert cli("check", "tests/test_bot.py", "--force-exclude", cwd=root)[0] == 0
+    # So is a test folder named on the command line, whole; a production folder skips its tests.
+    assert paths_found(cli("check", "tests", "--format", "json", cwd=root)[1]) == ["tests/test_bot.py"]
+    assert paths_found(cli("check", "app/testing", "--format", "json", cwd=root)[1]) == ["app/testing/fake.py"]
+    assert paths_found(cli("check", "app", "--format", "json", cwd=root)[1]) == ["app/bot.py", "app/latest.py"]
+    assert cli("check", "tests", "--force-exclude", cwd=root)[0] == 0
     assert "check-tests" in cli("check", "--help", cwd=root)[1]
 
 
