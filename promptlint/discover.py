@@ -49,7 +49,11 @@ def is_test_path(path: str) -> bool:
     """Test code, by a project-relative path with `/` separators (also how a checked test file's
     definitions are kept from voting on what a name does, see ``summaries.infer_wrappers``)."""
     *folders, name = path.split("/")
-    return any(folder in TEST_FOLDERS for folder in folders) or any(fnmatch.fnmatchcase(name, g) for g in TEST_FILES)
+    return any(_test_name(folder, True) for folder in folders) or _test_name(name, False)
+
+
+def _test_name(name: str, folder: bool) -> bool:
+    return name in TEST_FOLDERS if folder else any(fnmatch.fnmatchcase(name, glob) for glob in TEST_FILES)
 
 
 def is_other_candidate(path: Path) -> bool:
@@ -224,21 +228,19 @@ class _Excluder:
         dir_patterns = tuple(p.rstrip("/") for p in DEFAULT_EXCLUDES) + file_patterns
         self.files = _compiled(file_patterns)
         self.dirs = _compiled(dir_patterns)
-        self.test_files = None if config.check_tests else _compiled(TEST_FILES)
-        self.test_dirs = None if config.check_tests else _compiled(TEST_FOLDERS)
+        self.skip_tests = not config.check_tests
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
         return self.configured(path, is_dir) or self.test_code(path, is_dir)
 
+    def test_code(self, path: Path, is_dir: bool) -> bool:
+        """Test code (by its own name: a walk never enters a test folder), left out unless
+        `check-tests` is set."""
+        return self.skip_tests and _test_name(path.name, is_dir)
+
     def configured(self, path: Path, is_dir: bool) -> bool:
         """Excluded by the configuration or the built-in folders."""
-        return self._matches(self.dirs if is_dir else self.files, path)
-
-    def test_code(self, path: Path, is_dir: bool) -> bool:
-        """Test code, left out unless `check-tests` is set."""
-        return self._matches(self.test_dirs if is_dir else self.test_files, path)
-
-    def _matches(self, compiled: tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...]] | None, path: Path) -> bool:
+        compiled = self.dirs if is_dir else self.files
         if compiled is None:
             return False
         name_pattern, relative_pattern, prefixes = compiled

@@ -1017,7 +1017,7 @@ def _resolved(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
-def _info_when_nothing_lost(finding: Finding) -> bool:
+def _quiet_when_nothing_lost(finding: Finding) -> bool:
     rule = RULES_BY_CODE.get(finding.rule)
     return rule is not None and rule.quiet_when_nothing_lost(finding)
 
@@ -1034,7 +1034,7 @@ def _estimate(result: AnalysisResult, config: Config, cache: Cache | None = None
     counter = load_counter(config.tokenizer, config.root)
     if cache is not None:  # counts stored by earlier runs: the tokenizer is loaded only for new texts
         counter.remember(cache.token_counts(counter.identity))
-    estimated = iter(agree_with_estimate(f, _info_when_nothing_lost(f))
+    estimated = iter(agree_with_estimate(f, _quiet_when_nothing_lost(f))
                      for f in estimate(replace(result, findings=shown), config, counter=counter).findings)
     if cache is not None:
         cache.set_token_counts(counter.identity, counter.counts())

@@ -187,8 +187,6 @@ class Rule:
     summary: ClassVar[str]
     fix_hint: ClassVar[str] = ""
     supersedes: ClassVar[tuple[str, ...]] = ()  # codes this rule replaces at the same location
-    # A rule about nothing but the cache loss: `info` when the estimate finds none for any provider.
-    info_when_nothing_lost: ClassVar[bool] = False
     VALID: ClassVar[list[Example]] = []
     INVALID: ClassVar[list[Example]] = []
 
@@ -197,8 +195,9 @@ class Rule:
 
     def quiet_when_nothing_lost(self, finding: Finding) -> bool:
         """Whether this finding is `info` when its estimate loses nothing at any provider the call
-        may reach (else it stays at most a warning that says so)."""
-        return self.info_when_nothing_lost
+        may reach (else it stays at most a warning that says so): true for a rule about nothing
+        but the cache loss."""
+        return False
 
     def finding(self, layout: PromptLayout, layout_index: int, index: int, hole: Hole, severity: Severity,
                 message: str) -> Finding:

@@ -45,9 +45,9 @@ model. It looks only at lists named like a conversation (`messages`, `history`, 
 under a length or budget check, stored back on an object, or returned by the method that hands the
 history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so dropping a
 fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when stored back
-into the history itself. A local copy cut once for a one-off summary is left alone, and so is one that is then only
-counted and looped over to write text (a log report), and so are
-memory stores (searched, so what reaches the prompt is per request anyway) and capped logs of
+into the history itself. A local copy cut once for a one-off summary is left alone, and so is one
+that is then only counted and looped over to write text (a log report), and so are memory stores
+(searched, so what reaches the prompt is per request anyway) and capped logs of
 things that are not messages (the function appends a hash, an id, a signal or a record without a
 role or content to the list). A slice in the `else` of a limit test runs under the limit, so it is
 not a cut; code after `if <size within limit>: return` runs over it, so a slice there is. The

@@ -82,7 +82,6 @@ class InstructionsAfterRequest(Rule):
     summary = "Long fixed text follows the request's own content in the final user message"
     fix_hint = ("put the fixed instructions before the request's content: at the end of the system prompt, or "
                 "at the start of the user message")
-    info_when_nothing_lost = True
 
     VALID = [
         # The rules come first; only a one-line reminder follows the episode.
@@ -148,6 +147,9 @@ def summarise(document: str):
         {"role": "user", "content": f"<document>\\n{document}\\n</document>\\n\\n{RULES}"}])
 """,
     ]
+
+    def quiet_when_nothing_lost(self, finding: Finding) -> bool:
+        return True  # the whole point of the rule is the loss
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         found = instructions_after_request(layout, context.setting_names)

@@ -129,7 +129,7 @@ SMALLEST_MEANINGFUL_BOUND = 64  # tokens: below the smallest provider cache bloc
 def agree_with_estimate(finding: Finding, info_when_nothing_lost: bool = False) -> Finding:
     """An error or warning whose estimate loses less than a cache block for every provider, with
     nothing of unknown length after it, says so and what would make it matter, and is at most a
-    warning (``info`` for a rule whose whole point is the loss, ``info_when_nothing_lost``): the
+    warning (``info`` where the rule says so, ``Rule.quiet_when_nothing_lost``): the
     message and severity never claim a loss the estimate denies. (With content of unknown length
     after it, a history, the estimate is a lower bound and says nothing.)"""
     estimate = finding.estimate
