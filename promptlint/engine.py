@@ -847,19 +847,32 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
     """One finding per value and call: the same value, born at one place, can enter one prompt at
     several lines (a ledger's lines rendered by two helpers, seen from two evaluation contexts).
     That is one root cause with one fix: the first place is kept (the most severe first), and
-    the others are listed on it."""
+    the others are listed on it. Likewise one finding per line, call and severity: two values that
+    can fill the same place (a task from the command line or typed at a prompt) have one fix there."""
+    def origin(finding: Finding) -> tuple:
+        source = finding.volatile_source
+        return (finding.rule, finding.call_site.location, source.location) if source is not None else (id(finding),)
+
+    def line(finding: Finding) -> tuple:  # of one severity: a value that changes more often is reported too
+        return finding.rule, finding.severity, finding.call_site.location, finding.location.path, finding.location.line
+
+    one_each = _merged(findings, origin, lambda f: RelatedLocation(f.location, "also enters the prompt here"))
+    return _merged(one_each, line, lambda f: RelatedLocation(
+        f.volatile_source.location, f"`{f.volatile_source.source}` also fills this place") if f.volatile_source
+        else RelatedLocation(f.location, "also reported here"))
+
+
+def _merged(findings: list[Finding], key: Callable[[Finding], tuple],
+            note: Callable[[Finding], RelatedLocation]) -> list[Finding]:
     groups: dict[tuple, list[Finding]] = {}
     for finding in findings:
-        source = finding.volatile_source
-        key = (finding.rule, finding.call_site.location, source.location) if source is not None else (id(finding),)
-        groups.setdefault(key, []).append(finding)
+        groups.setdefault(key(finding), []).append(finding)
     result = []
     for group in groups.values():
         group.sort(key=lambda f: (-f.severity.rank, f.location.path, f.location.line, f.location.column))
         kept, others = group[0], group[1:]
         if others:
-            kept = replace(kept, related=(*kept.related, *(RelatedLocation(f.location, "also enters the prompt here")
-                                                           for f in others)))
+            kept = replace(kept, related=(*kept.related, *map(note, others)))
         result.append(kept)
     return result
 

@@ -290,14 +290,15 @@ class LayoutCollector:
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
                     inputs: set[str], computed_by: set[str] | None = None, messages: Value | None = None,
                     via: Via | None = None) -> None:
-        from promptlint.analysis.layout import assembly_layout
+        from promptlint.analysis.layout import assembled_once, assembly_layout
 
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return  # tests hand fakes to the prompt builders; only an LLM call seen in a test is judged
         layout = assembly_layout(what, text, frame.module.location(node), frame.qualname, messages, via)
         scope = frame.module.location(frame.function) if frame.function is not None else None
         layout = mark_request_derived(layout, derived, inputs, computed_by, self.named_inputs(frame), scope)
-        self.add(self.with_conversation_derived(layout, frame))
+        layout = self.with_conversation_derived(layout, frame)
+        self.add(assembled_once(layout, frame.first_turn) if frame.first_turn else layout)
 
     def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value, via: Via | None = None) -> None:
         from promptlint.analysis.layout import messages_layout

@@ -5,6 +5,7 @@ rules/prompt_sinks.yaml request_system). Shapes from Google ADK apps in bench/wi
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -236,13 +237,19 @@ def main() -> None:
 
 def test_a_task_typed_at_the_console_ahead_of_the_fixed_rules(tmp_path: Path) -> None:
     """What the user types (`input()`, rules/sources.yaml) starts a task the steps after it share:
-    per conversation. Ahead of fixed rules every new task re-sends them uncached, which is reported
-    at info level, as per-conversation values are (the rules are shared only across tasks)."""
+    per conversation. Ahead of fixed rules every new task re-sends them uncached: a warning when
+    the rules are long (as here), info when they are short (the rules are shared only across tasks)."""
     root = write_tree(tmp_path, CONSOLE_AGENT)
     result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
-    assert [(f.rule, f.severity.value, f.location.line) for f in result.findings] == [("PC001", "info", 7)]
+    assert [(f.rule, f.severity.value, f.location.line) for f in result.findings] == [("PC001", "warning", 7)]
     assert "per-session user-input `input(\"Task: \")`" in result.findings[0].message
     assert "text shared across conversations is not reused" in result.findings[0].message
+    assert "prefilled again by every new conversation" in result.findings[0].message
+    short = re.sub(r"^RULES = .*$", f"RULES = {GUIDELINES!r}", CONSOLE_AGENT["agent/cli.py"], flags=re.MULTILINE)
+    assert len(GUIDELINES) < 2000 <= len(GUIDELINES * 4) and short != CONSOLE_AGENT["agent/cli.py"]
+    root = write_tree(tmp_path / "short", {"agent/cli.py": short})
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert [(f.rule, f.severity.value) for f in result.findings] == [("PC001", "info")]
 
 
 def test_the_typed_task_in_the_final_user_turn_is_quiet(tmp_path: Path) -> None:

@@ -237,3 +237,29 @@ def closing(episode: str) -> list[dict]:
     found = [(f.location.line, f.severity.value) for f in result.findings if f.rule == "PC010"]
     assert found == [(4, "info")]  # 1,104 characters of rules: about 276 tokens
     assert "little to gain (info)" in next(f.message for f in result.findings if f.rule == "PC010")
+
+
+def test_the_formatting_of_a_loop_s_items_is_neither_counted_nor_moved(tmp_path: Path) -> None:
+    """sweep's `context_get_files_to_change`: one line per snippet ("The file '...' is imported by
+    the following files:") is written before the fixed instructions. That line stays with its
+    values: only the instructions after them count, in the message and in the estimate."""
+    root = write_tree(tmp_path, '''
+from openai import OpenAI
+INSTRUCTIONS = "List every file to change, one per line, with the reason it has to change. " * 20
+def plan(first, second, third, issue: str):
+    lines = []
+    for snippet in [first, second, third]:
+        lines.append(f"The file '{snippet.file_path}' is imported by the following files, in this order:")
+        lines.append(snippet.importers)
+    joint = "\\n".join(lines) + f"\\n<issue>{issue}</issue>"
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "You plan code changes."},
+        {"role": "user", "content": joint + "\\n\\n" + INSTRUCTIONS}])
+''')
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    found = [f for f in result.findings if f.rule == "PC010"]
+    instructions = len("List every file to change, one per line, with the reason it has to change. " * 20)
+    assert found and all(f"and {instructions:,} characters of fixed text" in f.message for f in found)
+    # ~300 tokens of instructions after ~5 of system text: nothing any layout could cache at
+    # OpenAI, however many snippets the loop is unrolled for.
+    assert all(f.estimate is not None and f.estimate.lost_tokens_per_call == 0 for f in found)

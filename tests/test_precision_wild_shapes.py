@@ -469,7 +469,9 @@ def build(history: list, question: str):
     assert (request.severity.value, "assumed" in request.message) == ("error", False)
     assert request.message.startswith("per-request clock")
     [session] = findings(write_tree(tmp_path / "session", app.replace("{call}", "SessionParams(system_prompt=system)")))
-    assert session.message.startswith("per-session clock") and session.severity.value == "info"
+    # Once per session, but before ~700 tokens of guide: every new conversation prefills it again.
+    assert session.message.startswith("per-session clock") and session.severity.value == "warning"
+    assert "prefilled again by every new conversation" in session.message
 
 
 def test_a_cache_control_on_a_text_block_object_is_a_breakpoint(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.facts import file_facts
 from promptlint.knowledge import load_knowledge
-from promptlint.model import SENDS, CallSite, Hole, Literal, Location, Part, PromptLayout, Step, Volatility
+from promptlint.model import SENDS, CallSite, Hole, Literal, Location, Part, PromptLayout, Severity, Step, Volatility
 from tests.conftest import run_cli, write_tree
 
 SHAPES = sink_shapes(load_knowledge(Config()))
@@ -1099,6 +1099,75 @@ def test_the_retrieved_experience_in_the_user_turn_is_quiet(tmp_path: Path) -> N
     assert findings(tmp_path, {**HEAD_REWRITE_APP, "app/manager.py": manager}) == []
 
 
+def _planned_once(test: str) -> str:
+    """Agent-S's manager: the experience is retrieved and the system prompt set behind ``test``."""
+    return HEAD_REWRITE_APP["app/manager.py"].replace(
+        "        experience = self.knowledge_base.retrieve_narrative_experience(instruction)\n"
+        '        self.agent.add_system_prompt(f"Similar task: {experience}\\n" + RULES)\n',
+        f"        if {test}:\n"
+        "            experience = self.knowledge_base.retrieve_narrative_experience(instruction)\n"
+        '            self.agent.add_system_prompt(f"Similar task: {experience}\\n" + RULES)\n'
+        "        self.turn_count += 1\n")
+
+
+def test_system_text_set_on_the_first_call_only_is_per_conversation(tmp_path: Path) -> None:
+    """Agent-S's manager (`if self.turn_count == 0:`): the retrieval and the system prompt happen
+    on the agent's first step only; every later step of the task sends the same system text with
+    its own history after it. What is lost is the fixed text after it, once per task: a warning
+    when that text is long (~600 tokens here), info when it is short."""
+    manager = _planned_once("self.turn_count == 0")
+    assert "if self.turn_count == 0:" in manager
+    found = findings(tmp_path / "long", {**HEAD_REWRITE_APP, "app/manager.py": manager})
+    message = only_finding(found, "app/manager.py", 10, "warning")
+    assert message.startswith("per-session retrieval `self.knowledge_base.retrieve_narrative")
+    assert "prefilled again by every new conversation" in message
+    assert "assembled only under `self.turn_count == 0`, on the object's first call" in message
+    short = manager.replace("never repeat a finished step. \" * 30", "never repeat a finished step. \" * 10")
+    assert short != manager
+    root = write_tree(tmp_path / "short", {**HEAD_REWRITE_APP, "app/manager.py": short})
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert [(f.location.path, f.severity.value) for f in result.findings] == [("app/manager.py", "info")]
+
+
+def test_a_parameter_loaded_into_the_system_prompt_on_the_first_call_only_is_a_once_slot(tmp_path: Path) -> None:
+    """Agent-S's worker: `predict(instruction)` puts the task into the system prompt under
+    `if self.turn_count == 0:`. Its callers hand over a value that is set once per task: an `o`
+    slot, judged per conversation in the caller (a clock there is not a per-request error)."""
+    predict = '''
+def predict(self, instruction, observation):
+    if self.turn_count == 0:
+        self.agent.add_system_prompt(self.agent.system_prompt.replace("TASK_DESCRIPTION", instruction))
+    self.turn_count += 1
+'''
+    wrappers = infer_wrappers([
+        ("add_system_prompt", flows_of('''
+def add_system_prompt(self, system_prompt):
+    self.messages[0] = {"role": "system", "content": system_prompt}
+''', True), True),
+        ("predict", flows_of(predict, True), True),
+        ("run", flows_of("def run(agent, task):\n    agent.predict(task, {})\n"), True)], UNTRACEABLE)
+    assert {"o#0", "o=instruction"} <= wrappers["predict"] and "s#0" not in wrappers["predict"]
+    assert "o#1" in wrappers["run"]  # once through a caller too
+    once = _planned_once("self.turn_count == 0")
+    caller = """
+import time
+from app.manager import Manager
+def run(manager: Manager):
+    return manager.plan(time.ctime())
+"""
+    found = findings(tmp_path, {**HEAD_REWRITE_APP, "app/manager.py": once.replace(
+        "experience = self.knowledge_base.retrieve_narrative_experience(instruction)", "experience = instruction"),
+        "app/run.py": caller})
+    assert [(path, severity) for path, _, severity, _ in found] == [("app/manager.py", "warning")]
+    assert found[0][3].startswith("per-session clock `time.ctime()`")
+
+
+def test_a_flag_in_the_test_is_not_a_first_call_guard(tmp_path: Path) -> None:
+    """INVALID: behind `if self.use_experience:` the experience is retrieved on every step."""
+    found = findings(tmp_path, {**HEAD_REWRITE_APP, "app/manager.py": _planned_once("self.use_experience")})
+    assert [(path, severity) for path, _, severity, _ in found] == [("app/manager.py", "error")]
+
+
 def test_a_value_handed_whole_to_a_wrapper_is_reported_once_where_the_wrapper_assembles_it(tmp_path: Path) -> None:
     """One finding per root cause: the clock passed to `plan()` is judged inside `plan`, where the
     system prompt is put together; the caller handing it over is not a second finding."""
@@ -1143,6 +1212,37 @@ def chat(history: list):
     kept = finalize([second, first, other], Config(root=root, cache_dir=None), [root], root)
     assert [f.location.line for f in kept] == [3, first.location.line]
     assert [r.message for r in kept[1].related if r.location == second.location] == ["also enters the prompt here"]
+
+
+def test_two_values_filling_one_place_are_one_finding(tmp_path: Path) -> None:
+    """Agent-S's task comes from the command line or is typed at a prompt, and both reach the same
+    line of the same prompt: one place, one fix, one finding listing the other value. Of two
+    severities both are kept (a value that changes more often is reported too)."""
+    from dataclasses import replace
+
+    from promptlint.engine import finalize
+
+    root = write_tree(tmp_path, {"app.py": '''
+import time
+from openai import OpenAI
+client = OpenAI()
+RULES = "Answer from the ledger only. " * 80
+def chat(history: list):
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"{time.time()}" + RULES}, *history])
+'''})
+    config = Config(root=root, cache_dir=None)
+    [first] = analyze([root], config, cwd=root).findings
+    typed_origin = replace(first.volatile_source, location=replace(first.volatile_source.location, line=2),
+                           source="input")
+    typed = replace(first, location=replace(first.location, column=first.location.column + 5),
+                    volatile_source=typed_origin)
+    [kept] = finalize([typed, first], config, [root], root)
+    assert kept.location == first.location
+    assert [(r.location.line, r.message) for r in kept.related if r.location.line == 2] == [
+        (2, "`input` also fills this place")]
+    milder = replace(typed, severity=Severity.WARNING)
+    assert len(finalize([milder, first], config, [root], root)) == 2
 
 
 FILTERED_CONVERSATION_APP = {"app/agent.py": '''

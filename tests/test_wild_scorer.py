@@ -233,9 +233,16 @@ def test_issue_18s_rule_counts_short_tail_busts_apart() -> None:
     left out of its recall and counted as flagged when a finding reports them."""
     long_bust = score.parse_label(label(id="long", volatile=[11, 11], lands=[12, 13], tail="history"), "t")
     short_found = score.parse_label(label(id="short", volatile=[20, 20], lands=[20, 22], tail="short"), "t")
-    short_quiet = score.parse_label(label(id="quiet", volatile=[40, 40], lands=[40, 41], tail="short"), "t")
-    findings = [score.Finding("acme/shop", "shop/app.py", 21, "PC001", "warning", "m")]
-    rule = score.summary(score.score([long_bust, short_found, short_quiet], findings, {}), lines=100)["issue18_rule"]
-    assert rule == {"busts": 1, "found": 0, "recall": 0.0, "short_tails": 2, "short_tails_flagged": 1}
+    short_quiet = score.parse_label(label(id="quiet", volatile=[40, 40], lands=[40, 41], tail="short",
+                                          kind="retrieval"), "t")
+    retrieved = score.parse_label(label(id="docs", volatile=[60, 60], lands=[60, 61], kind="retrieval"), "t")
+    findings = [score.Finding("acme/shop", "shop/app.py", 21, "PC001", "warning", "m"),
+                score.Finding("acme/shop", "shop/app.py", 60, "PC001", "error", "m")]
+    labels = [long_bust, short_found, short_quiet, retrieved]
+    rule = score.summary(score.score(labels, findings, {}), lines=100)["issue18_rule"]
+    own = rule.pop("own_kinds")
+    assert rule == {"busts": 2, "found": 1, "recall": 0.5, "short_tails": 2, "short_tails_flagged": 1}
+    # Its own kinds leave the clocks out: one retrieval bust found, one quiet retrieval short tail.
+    assert own == {"busts": 1, "found": 1, "recall": 1.0, "short_tails": 1, "short_tails_flagged": 0}
     with pytest.raises(score.LabelError, match="tail 'tiny'"):
         score.parse_label(label(tail="tiny"), "t")

@@ -34,6 +34,7 @@ from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.layout import argument
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
+from promptlint.analysis.summaries import first_call_test
 from promptlint.analysis.values import (
     BUILT_ON,
     NONE,
@@ -111,6 +112,7 @@ class Frame:
     in_llm_loop: bool = False  # inside a loop that calls an LLM: its counters change per call
     stack: tuple[int, ...] = ()
     function: ast.AST | None = None  # the definition being run (request-derived content reads it)
+    first_turn: str | None = None  # inside a first-call branch (`if self.turn_count == 0:`): its description
 
 
 BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
@@ -478,7 +480,11 @@ class Evaluator:
             guard = _guarded_attribute(stmt.test)
             setattr(stmt, GUARD_ATTRIBUTE, guard)
         before = dict(frame.locals) if guard else None
+        outer_turn = frame.first_turn
+        if guard and outer_turn is None and first_call_test(stmt.test):
+            frame.first_turn = f"`{ast.unparse(stmt.test)}`"
         self.run_block(stmt.body, frame)
+        frame.first_turn = outer_turn
         if before is not None and _rebound(before, frame.locals):
             for name, value in list(frame.locals.items()):
                 if name.startswith("self.") and before.get(name) is not value:
@@ -1656,7 +1662,8 @@ class Evaluator:
                       inherited: dict[str, Value]) -> tuple[Value, dict[str, Value]]:
         """Evaluate a function body with bound arguments (memoized by the caller on its inputs)."""
         sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
-                    func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node)
+                    func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node,
+                    first_turn=frame.first_turn)
         sub.locals.update(inherited)  # the same object: what the caller set on `self` is read here
         self.bind_params(func.node, sub, args, kwargs, func.self_value)
         self.bind_turn_state(func.node, sub)
@@ -2101,7 +2108,7 @@ class Evaluator:
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if called is None:
             return
-        if called in self.wrappers and any(slot[0] in "smu" for slot in self.wrappers[called]):
+        if called in self.wrappers and any(slot[0] in "smuo" for slot in self.wrappers[called]):
             self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
             return
         named = [k for k in self.knowledge.system_keywords if k in kwargs] if kwargs else None
@@ -2195,7 +2202,7 @@ class Evaluator:
         # the system text, so the history after it is known rather than assumed.
         # Only a list built here counts: a slot inferred from `messages=[{"role": "user", "content": q}]`
         # in the callee takes a message's text, not the list.
-        system_slots = {slot[1:] for slot in slots if slot[0] == "s"}
+        system_slots = {slot[1:] for slot in slots if slot[0] in "so"}
         messages = next((value for slot in slots if slot[0] == "m" and slot[1:] not in system_slots
                          and isinstance(value := _slot_value(slot, args, kwargs), Seq)), None)
         if messages is None and any(slot[0] == "h" for slot in slots):
@@ -2215,7 +2222,7 @@ class Evaluator:
                     self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()", text,
                                    via)
                 continue
-            if slot[0] != "s":
+            if slot[0] not in "so" or slot[0] == "o" and f"s{slot[1:]}" in wrapper_slots:
                 continue
             if _slot_node(node, slot[1:]) in user_expressions:
                 continue  # the same argument is the user's turn too: no earlier-than-its-input to judge
@@ -2225,8 +2232,12 @@ class Evaluator:
                 computed = argument is not None and frame.function is not None and \
                     bool(input_names([ast.unparse(argument)]) & derived)
                 others = (local_names(frame.function) - derived) if computed and frame.function is not None else None
+                outer_turn = frame.first_turn
+                if slot[0] == "o" and outer_turn is None:  # set only by the callee's first-call branch
+                    frame.first_turn = f"`{name}()`'s first-call branch"
                 self.assembled(frame, node, f"{PASSED_TO}{name}()", value, derived, inputs, others,
                                messages, via)
+                frame.first_turn = outer_turn
 
     def message_list(self, frame: Frame, node: ast.AST, what: str, messages: Value | None,
                      via: Via | None = None) -> None:
@@ -2445,7 +2456,7 @@ class CallKey:
 def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],
               inherited: dict[str, Value]) -> CallKey | None:
     """Identity of a call's inputs; None when a value cannot be hashed (then it is not memoized)."""
-    parts = (id(func.node), id(func.self_value), frame.import_time, tuple(args),
+    parts = (id(func.node), id(func.self_value), frame.import_time, frame.first_turn, tuple(args),
              tuple(sorted(kwargs.items())), tuple(sorted(inherited.items())))
     try:
         return CallKey(parts, hash(parts))

@@ -283,27 +283,61 @@ class InputThenFixedText:
 
 def input_then_fixed_text(layout: PromptLayout, settings: frozenset[str] = frozenset()) -> InputThenFixedText | None:
     """The first value of the final user turn that is not known to be constant, with the length
-    of the literal text after it in that turn (pieces of at least ``MIN_INSTRUCTION_PIECE``). A
-    user turn is the request: its values are filled per call, so literal text after them is never
-    part of a prefix that two calls share. Values named like one of ``settings`` (``language``,
-    ``entity_types``) are taken to be constant. None when a history or an earlier turn with
-    values comes before the turn (nothing to gain there)."""
+    of the fixed instructions after it in that turn (``instruction_pieces``). A user turn is the
+    request: its values are filled per call, so literal text after them is never part of a prefix
+    that two calls share. Values named like one of ``settings`` (``language``, ``entity_types``)
+    are taken to be constant. None when a history or an earlier turn with values comes before the
+    turn (nothing to gain there)."""
+    segments = layout.segments()
     first: tuple[int, Hole] | None = None
-    chars = 0
-    for index, (part, segment) in enumerate(layout.segments()):
+    for index, (part, segment) in enumerate(segments):
         if part != "final_user":
             if isinstance(segment, Hole) and (segment.is_history or part in EARLIER_TURN_PARTS):
                 # After a history that grows, the newest message sits at a new place on every call:
                 # nothing in it was ever a shared prefix, whatever its order.
                 return None
+        elif first is None and isinstance(segment, Hole) and not segment.is_history \
+                and segment.volatility is not Volatility.STABLE and not _named_like(segment.expression, settings):
+            first = (index, segment)
+    if first is None:
+        return None
+    return InputThenFixedText(*first, sum(len(piece.text) for piece in instruction_pieces(segments, first[0])))
+
+
+def assembled_once(layout: PromptLayout, guard: str) -> PromptLayout:
+    """System content assembled behind a first-call guard (``if self.turn_count == 0:``): what
+    changes per request there is fixed for the rest of the object's run, a conversation."""
+    assumption = f"assembled only under {guard}, on the object's first call: once per conversation"
+
+    def cap(segment: Segment) -> Segment:
+        if isinstance(segment, Hole) and segment.volatility in (Volatility.PER_REQUEST, Volatility.PER_USER):
+            return replace(segment, volatility=Volatility.PER_SESSION, assumption=assumption)
+        return segment
+
+    return replace(layout, parts=tuple(replace(part, segments=tuple(map(cap, part.segments)))
+                                       for part in layout.parts))
+
+
+def instruction_pieces(segments: tuple[tuple[str, Segment], ...], start: int) -> list[Literal]:
+    """The fixed instructions of the final user turn after segment ``start``: what a fix moves
+    ahead of the request's content. Pieces shorter than ``MIN_INSTRUCTION_PIECE`` are labels and
+    punctuation; a piece written again from one place after a value is the formatting of a loop's
+    items (`' is imported by the following files:` once per file), which stays with its values
+    (`"..." * 20` repeats a piece with no value between: that is one long text)."""
+    pieces: list[Literal] = []
+    values_before: dict[Location, int] = {}  # a piece's place -> how many values preceded it first
+    looped: set[Location] = set()
+    values = 0
+    for part, segment in segments[start + 1:]:
+        if part != "final_user":
             continue
-        if first is None:
-            if isinstance(segment, Hole) and not segment.is_history and segment.volatility is not Volatility.STABLE \
-                    and not _named_like(segment.expression, settings):
-                first = (index, segment)
+        if isinstance(segment, Hole):
+            values += 1
         elif isinstance(segment, Literal) and len(segment.text.strip()) >= MIN_INSTRUCTION_PIECE:
-            chars += len(segment.text)
-    return InputThenFixedText(first[0], first[1], chars) if first else None
+            pieces.append(segment)
+            if segment.location is not None and values_before.setdefault(segment.location, values) != values:
+                looped.add(segment.location)
+    return [piece for piece in pieces if piece.location not in looped]
 
 
 def _named_like(expression: str, names: frozenset[str]) -> bool:

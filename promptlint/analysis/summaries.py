@@ -29,6 +29,10 @@ an LLM call's message list (``messages``: the ``messages=`` of a known call, or 
 unresolved client makes) make ``m`` slots: the caller that builds the list hands over the whole
 request in its own order, and is judged there (``Evaluator.wrapper_messages``).
 
+System content reached only inside a first-call branch (``if self.turn_count == 0:``) makes ``o``
+slots instead of ``s`` slots (flows from there are marked ``!`` until their kind is known): it is
+set once per conversation, and the caller judges it so.
+
 The evaluator then treats a call to a wrapper as an assembly point for the values it is given in
 a system slot (``Evaluator.wrapper_arguments``): the value is judged as system content in the
 caller, where it is known.
@@ -48,16 +52,19 @@ HEAD = "head"
 USER = "user"
 MESSAGES = "messages"
 MODEL = "model"
+ONCE = "once"  # system content set on the object's first call only (`if self.turn_count == 0:`)
 # Slot prefixes: "s#0" (system text), "u=prompt" (user turn), "m=messages" (the whole message list
 # an LLM call sends: the caller that builds it knows the request's full order), "h#0" (next to an
 # "s" slot: the system text is written over the head of a list the object keeps,
 # `self.messages[0] = {"role": "system", ...}`, so the conversation in that list follows it).
-# "n=model" (the model name of the LLM call further down).
-KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m", MODEL: "n"}
+# "n=model" (the model name of the LLM call further down). "o#0": system text too, but set only in
+# a first-call branch (`if self.turn_count == 0:`), so once per conversation.
+KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m", MODEL: "n", ONCE: "o"}
 SITE = "@"  # a flow target "@<line>": the definition makes an LLM call on that line (not a slot)
 UNSURE = "?"  # "@?<line>": an LLM call no parameter is seen going into
 CONVERTED = "~"  # a flow as a message list only (through a format converter): it reaches "m" slots only
 TEXT_ONLY = "^"  # a flow as text inside a message only: it reaches "s" and "u" slots, not "m"
+FIRST_CALL = "!"  # a flow from inside a first-call branch: system content it reaches is set once
 FORWARDED = "**"  # a flow of every keyword argument: `def f(*args, **kwargs): return g(**kwargs)`
 Flow = tuple[int, str, str]  # (positional index or -1, parameter name, target)
 
@@ -120,13 +127,17 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     flows: set[Flow] = set()
     position = {name: index for index, name in params}
 
+    once = _first_call_nodes(walked)
+
     def reach(expr: ast.AST | None, target: str) -> bool:
         """Record where the parameters in ``expr`` flow; whether any does."""
         nonlocal converted
         if expr is None:
             return False
+        first_call = id(expr) in once
         text = {param for name in _names_in(expr) for param in carriers.get(name, ())}
         if target in (SYSTEM, HEAD, USER, MODEL):
+            target = ONCE if first_call and target == SYSTEM else target
             flows.update((position[param], param, target) for param in text)
             return bool(text)
         # A message list passes through the project's format converters on its way to the SDK
@@ -139,7 +150,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         for param in text | listed:
             mark = "" if target == MESSAGES or param in text and param in listed else \
                 TEXT_ONLY if param in text else CONVERTED
-            flows.add((position[param], param, mark + target))
+            flows.add((position[param], param, (FIRST_CALL if first_call and target != MESSAGES else "") + mark + target))
         return bool(text | listed)
 
     heads: set[int] | None = None  # computed at the first system dict: most definitions have none
@@ -258,9 +269,12 @@ def _flow_slots(flows: tuple[Flow, ...], slots: dict[str, set[str]]) -> set[str]
 def _target_kinds(target: str, slots: dict[str, set[str]]) -> list[str]:
     """The kinds of content a flow's target is, given the slots known so far: itself for a direct
     target (``system``), else those of the callee's slot it lands in (``send#0`` when ``send`` has
-    ``s#0``); a list through a converter is only a list, text inside a message only text."""
+    ``s#0``); a list through a converter is only a list, text inside a message only text; system
+    text reached from a first-call branch is set once."""
     if target in KINDS:
         return [target]
+    once = target.startswith(FIRST_CALL)
+    target = target.lstrip(FIRST_CALL)
     mark = target[0] if target[0] in (CONVERTED, TEXT_ONLY) else ""
     bare = target[1:] if mark else target
     for separator in ("#", "="):
@@ -269,14 +283,15 @@ def _target_kinds(target: str, slots: dict[str, set[str]]) -> list[str]:
             known = slots.get(callee)
             if not known:
                 return []
-            return [kind for kind, prefix in KINDS.items() if f"{prefix}{separator}{slot}" in known
-                    and not (mark == CONVERTED and kind != MESSAGES or mark == TEXT_ONLY and kind == MESSAGES)]
+            kinds = [kind for kind, prefix in KINDS.items() if f"{prefix}{separator}{slot}" in known
+                     and not (mark == CONVERTED and kind != MESSAGES or mark == TEXT_ONLY and kind == MESSAGES)]
+            return sorted({ONCE if once and kind == SYSTEM else kind for kind in kinds})
     return []  # a site ("@<line>") or no slot at all
 
 
 def _callee(target: str) -> str:
     """The name whose slots a flow's target reads (``send#0``, ``send=system``): ""  for none."""
-    target = target.lstrip(CONVERTED + TEXT_ONLY)
+    target = target.lstrip(FIRST_CALL + CONVERTED + TEXT_ONLY)
     for mark in ("#", "="):
         callee, found, _ = target.partition(mark)
         if found:
@@ -321,13 +336,39 @@ def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[
     content. Message-list slots do not widen the reach (`messages=` is passed through by half of
     an agent framework, which doubled the time on large trees): a caller that builds a role-tagged
     list is evaluated anyway, and is judged there."""
-    return {name: found for name, found in wrappers.items() if any(slot[0] == "s" for slot in found)}
+    return {name: found for name, found in wrappers.items() if any(slot[0] in "so" for slot in found)}
 
 
 # What can make a local name hold a parameter's value: bindings, loop targets, `list.append(p)`.
 CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.Call)
 # Every kind parameter_flows reads: one walk of the definition, each reader picks its kinds.
-FLOW_NODES = (ast.Dict, *CARRYING)
+FLOW_NODES = (ast.Dict, ast.If, *CARRYING)
+
+
+def first_call_test(test: ast.expr) -> bool:
+    """``self.turn_count == 0``, ``self._plan is None``, ``len(self.steps) == 0``: a branch the
+    object takes on its first call only (a flag, ``if self.use_memory:``, is not one)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    subject, op, bound = test.left, test.ops[0], test.comparators[0]
+    if isinstance(subject, ast.Call) and isinstance(subject.func, ast.Name) and subject.func.id == "len" \
+            and len(subject.args) == 1:
+        subject = subject.args[0]
+    if _own_attribute(subject) is None or not isinstance(bound, ast.Constant):
+        return False
+    if isinstance(op, ast.Is):
+        return bound.value is None
+    if type(bound.value) is not int:
+        return False
+    return isinstance(op, ast.Eq) and bound.value == 0 or isinstance(op, ast.Lt) and bound.value == 1 \
+        or isinstance(op, ast.LtE) and bound.value == 0
+
+
+def _first_call_nodes(walked: list[ast.AST]) -> set[int]:
+    """The nodes inside first-call branches: the system content they hand on is set once per
+    conversation ("o" slots)."""
+    return {id(inner) for branch in of_kind(walked, ast.If) if first_call_test(branch.test)
+            for statement in branch.body for inner in nodes_of(statement, ast.AST)}
 
 
 def _carriers(walked: list[ast.AST], params: set[str], conversions: bool = False) -> dict[str, set[str]]:

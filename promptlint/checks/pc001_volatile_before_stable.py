@@ -80,9 +80,11 @@ per-request values are errors (warnings when less than about 500 tokens of stabl
 when only an assumed history follows; `info` when, judged at an assembly point with the history
 only assumed, less than about 250 tokens of known text follow, because a one-shot call then loses
 next to nothing), per-user values warnings and only when stable text shared across conversations
-follows (the history of one conversation is theirs anyway), per-session values `info` (computed
-once for a conversation and reused, such as a task typed at the console or a time stored when the
-session starts: the stable text after it misses once per conversation, on its first request),
+follows (the history of one conversation is theirs anyway), per-session values (computed once for
+a conversation and reused, such as a task typed at the console or a time stored when the session
+starts: the stable text after it misses once per conversation, on its first request) `info`, or a
+warning when at least ~500 tokens (2,000 characters) of stable text follow, which every new
+conversation prefills again,
 per-day values `info` (the cache goes cold once a day), once-per-process values `info` (workers do
 not share a prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and
 recalled content judged at an assembly point with only an assumed history after it and under ~500
@@ -107,7 +109,10 @@ the end of the conversation keeps its prefix. Whatever the scope, an `error` or 
 estimate loses less than a cache block (64 tokens) for every provider, with nothing of unknown
 length after it, is reported as a `warning` whose message gives the estimated loss and the reason
 (the stable text is below the providers' minimum). Values stored on an object in `__init__` are
-assumed to live for one conversation. Unknown values (parameters, I/O) are not flagged unless they
+assumed to live for one conversation, and so is system content assembled behind a first-call test
+of the object (`if self.turn_count == 0:`, `if self._plan is None:`, `if len(self.steps) == 0:`,
+as Agent-S's manager sets its system prompt with the retrieved experience on the first step of a
+task): per-session, `info`; a flag in the test (`if self.use_memory:`) is not such a test. Unknown values (parameters, I/O) are not flagged unless they
 are derived from the final user turn, named like the request's input, or returned by a lookup.
 Inferred wrappers are matched by the callee's last name (every project definition of that name), so
 a volatile value passed to an unrelated function of the same name as a wrapper is reported too; a
@@ -641,6 +646,12 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
     loss is small, only assumed, or not paid today."""
     severity = SEVERITY_BY_VOLATILITY[hole.volatility]
     consequence = CONSEQUENCES[hole.volatility]
+    if hole.volatility is Volatility.PER_SESSION and after.chars >= LONG_STABLE_CHARS:
+        # Set once per conversation (a task, a session's start time) before a long fixed body:
+        # every conversation prefills that body again, as a per-user value would make it.
+        severity = Severity.WARNING
+        consequence = (f"{consequence}; the {after.chars:,} characters of stable text after it are prefilled again "
+                       "by every new conversation")
     if severity is Severity.ERROR and (not after.history or after.only_assumed) and after.chars < LONG_STABLE_CHARS:
         severity = Severity.WARNING
     if layout.call.provider in context.explicit_cache_providers and not has_breakpoint(layout):

@@ -39,7 +39,11 @@ message (where the fix reorders it), with the line that built its first value as
 ## Known problems
 Reported when at least about 500 tokens (2,000 characters) of literal text follow the first value
 of the final user message; 200 to 500 tokens are `info` (little to gain), and shorter closing
-instructions (`Answer:`, a one-line format reminder) are left alone. A finding whose estimate
+instructions (`Answer:`, a one-line format reminder) are left alone. Only pieces of at least 32
+characters count, and a piece written again from one place after a value (`The file '{path}' is
+imported by:` once per item of a loop) is the formatting of those values, not instructions: it
+counts neither in the size nor in the estimate, which is the prefix up to the first value plus the
+instructions a fix would move ahead of it. A finding whose estimate
 loses less than a cache block for every provider (the whole prompt is below the providers'
 minimum cacheable prefix) is `info` too. Every value that is not known to be constant counts as
 the request's content, except values named like a setting of the deployment (`language`,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from promptlint.analysis.layout import instruction_pieces
 from promptlint.estimate.tokens import TokenCounter
 from promptlint.model import CacheBreakpoint, Hole, Literal, PromptLayout, Segment
 
@@ -85,9 +86,11 @@ def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter) -> Pre
     elif bust_index < end.index:
         bust = _mark_at(layout, counter, bust_index)
     else:
-        # A value inside the final user turn, fixed text after it (PC010): the fix moves that text
-        # before the turn's values, so everything known up to the end can be cached.
-        bust, end = _mark_at(layout, counter, bust_index), Mark(len(segments), position)
+        # A value inside the final user turn, fixed instructions after it (PC010): the fix moves
+        # them before the turn's values, so the prefix up to the value and they can be cached.
+        bust = _mark_at(layout, counter, bust_index)
+        moved = sum(counter.count(piece.text) for piece in instruction_pieces(segments, bust_index))
+        end = Mark(len(segments), bust.position + moved)
     return PrefixProfile(
         bust=bust,
         stable_end=end,
