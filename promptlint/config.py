@@ -56,6 +56,7 @@ class Config:
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
     providers: tuple[str, ...] = ()  # providers/models to price when the call's model is unknown
     calls_per_day: float = 1000.0
+    calls_per_conversation: float = 10.0  # a per-session value misses on one call of a conversation
     traffic: tuple[tuple[str, float], ...] = ()  # glob of path[:function] -> calls per day
     prices: tuple[dict[str, Any], ...] = ()  # extra or overriding price rows
     # Cache and speed
@@ -95,6 +96,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "tokenizer": "tokenizer",
     "providers": "providers",
     "calls-per-day": "calls_per_day",
+    "calls-per-conversation": "calls_per_conversation",
     "traffic": "traffic",
     "prices": "prices",
     "cache-dir": "cache_dir",
@@ -217,7 +219,7 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise fail("a non-negative integer")
         return value
-    if name in ("calls_per_day", "file_timeout_s"):
+    if name in ("calls_per_day", "calls_per_conversation", "file_timeout_s"):
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
             raise fail("a positive number")
         return float(value)

@@ -351,6 +351,24 @@ def test_money_per_thousand_calls_at_low_traffic(calls: float, per_1k: float | N
     assert result.usd_per_month == pytest.approx(per_call * calls * 30)
 
 
+def test_a_per_session_value_is_priced_once_per_conversation():
+    """A task or a session's start time before the fixed text: the conversation's later calls share
+    it, so only its first call misses; the text report says so, and the figure scales with the
+    configured conversation length."""
+    parts = (Part("system", (words(100), clock(Volatility.PER_SESSION), words(2000))), QUESTION)
+    per_request = run((Part("system", (words(100), clock(), words(2000))), QUESTION), "openai", "gpt-4o",
+                      bust_index=1, calls_per_day=BUSY)
+    per_session = run(parts, "openai", "gpt-4o", bust_index=1, calls_per_day=BUSY)
+    longer = run(parts, "openai", "gpt-4o", bust_index=1, calls_per_day=BUSY, calls_per_conversation=40.0)
+    assert per_session.lost_tokens_per_call == per_request.lost_tokens_per_call == 2048
+    month = per_request.losses[0].usd_per_month
+    assert per_session.losses[0].usd_per_month == pytest.approx(month / 10)  # the default: 10 calls
+    assert longer.losses[0].usd_per_month == pytest.approx(month / 40)
+    assert "misses on the first call of each conversation only (1 call in 10" in per_session.losses[0].note
+    assert format_estimate(per_session).startswith("~2,048 cached tokens lost per conversation")
+    assert format_estimate(per_request).startswith("~2,048 cached tokens lost per call")
+
+
 # --- the notes of an estimate: what the reader is told besides the figures ---------------------
 
 def test_a_fix_that_caches_carries_no_below_minimum_note():

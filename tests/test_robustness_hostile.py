@@ -206,6 +206,7 @@ def test_unreadable_file_cli(tmp_path: Path) -> None:
     ("[tool.promptlint]\nsetting-names = 'language'\n", "must be a list"),
     ("[tool.promptlint]\nselect = ['XX999']\n", "unknown rule code"),
     ("[tool.promptlint]\nfile-timeout = -1\n", "positive number"),
+    ("[tool.promptlint]\ncalls-per-conversation = 0\n", "positive number"),
     ("[tool.promptlint]\ncache-dir = '/tmp/elsewhere'\n", "inside the project"),
     ("[tool.promptlint]\ncache-dir = '../outside'\n", "inside the project"),
     (b"[tool.promptlint]\nselect = ['\xff']\n", "cannot read configuration"),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from promptlint.config import Config
-from promptlint.estimate.cost import TokenLoss, money, token_loss
+from promptlint.estimate.cost import ONCE_A_CONVERSATION, TokenLoss, money, token_loss
 from promptlint.estimate.prices import Priced, PriceTable, load_price_table
 from promptlint.estimate.profile import bust_segment, measure
 from promptlint.estimate.tokens import TokenCounter, load_counter
@@ -81,7 +81,8 @@ def _provider_loss(item: Priced, tokens: TokenLoss, context: _CallContext) -> Pr
     row, counter = item.row, context.counter
     traffic = traffic_for(context.finding.call_site, context.config)
     volatility = _volatility(context.finding, context.layout)
-    cost = money(tokens.lost, row, traffic.calls_per_day, volatility, context.table.month_days)
+    cost = money(tokens.lost, row, traffic.calls_per_day, volatility, context.table.month_days,
+                 context.config.calls_per_conversation)
     notes = [item.note, tokens.note]
     if (context.finding.bust_index or 0) < 0 and tokens.lost:
         notes.append("a request setting that changes per call sends every call to a cold cache")
@@ -91,7 +92,10 @@ def _provider_loss(item: Priced, tokens: TokenLoss, context: _CallContext) -> Pr
         notes.append(f"tokens approximated with {counter.name}")
     if tokens.lost and cost.warm < 0.9:
         notes.append(f"only {cost.warm:.0%} of calls come within the {row.ttl} TTL at this traffic")
-    if tokens.lost and cost.busted_calls_per_day < traffic.calls_per_day:
+    if tokens.lost and volatility in ONCE_A_CONVERSATION:
+        notes.append(f"{ONCE_PER_CONVERSATION} (1 call in {context.config.calls_per_conversation:g}: "
+                     "calls-per-conversation)")
+    elif tokens.lost and cost.busted_calls_per_day < traffic.calls_per_day:
         notes.append(f"a {volatility.value if volatility else ''} value misses about once a day")
     return ProviderLoss(
         provider=row.provider,
@@ -123,6 +127,8 @@ def _estimate_note(unknown: list[str], counter: TokenCounter, priced: tuple[Pric
     return "; ".join(notes)
 
 
+# Said in a loss's note when only a conversation's first call misses (per-session, per-user values).
+ONCE_PER_CONVERSATION = "misses on the first call of each conversation only"
 SMALLEST_MEANINGFUL_BOUND = 64  # tokens: below the smallest provider cache block that pays off
 
 
@@ -163,7 +169,8 @@ def format_estimate(estimate: Estimate | None) -> str:
         # pricing it would read as "this costs nothing".
         return (f"lost cached tokens per call: unknown (stable content of unknown length; only "
                 f"{estimate.lost_tokens_per_call:,} known, {estimate.tokenizer}) [estimate]")
-    text = (f"{bound}{estimate.lost_tokens_per_call:,} cached tokens lost per call "
+    per = "per conversation" if any(ONCE_PER_CONVERSATION in loss.note for loss in estimate.losses) else "per call"
+    text = (f"{bound}{estimate.lost_tokens_per_call:,} cached tokens lost {per} "
             f"({estimate.tokenizer}, {accuracy})")
     worst = max(estimate.losses, key=lambda loss: loss.usd_per_month, default=None)
     if worst is not None and worst.usd_per_month > 0:

@@ -27,7 +27,9 @@ are free) where the fixed layout pays the read price::
 
 ``warm`` assumes calls arrive at random (Poisson) and is about 1 at a few hundred calls a day or
 more. ``busted_calls_per_day`` is every call for per-request values, one a day for per-day and
-per-process values (a date changes once a day; a worker restarts now and then).
+per-process values (a date changes once a day; a worker restarts now and then), and one call per
+conversation for per-session and per-user values (the first: the conversation's later calls share
+its prefix), with ``calls-per-conversation`` calls in a conversation.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from promptlint.model import Volatility
 MINUTES_PER_DAY = 1440.0
 # Volatilities whose value changes about once a day rather than on every call.
 ONCE_A_DAY = (Volatility.PER_DAY, Volatility.PER_PROCESS)
+# ... and those whose value is set once per conversation: only its first call misses.
+ONCE_A_CONVERSATION = (Volatility.PER_SESSION, Volatility.PER_USER)
 
 
 @dataclass(frozen=True)
@@ -131,17 +135,20 @@ def warm_share(calls_per_day: float, ttl_minutes: float) -> float:
     return 1.0 - math.exp(-calls_per_day / MINUTES_PER_DAY * ttl_minutes)
 
 
-def busted_calls_per_day(volatility: Volatility | None, calls_per_day: float) -> float:
+def busted_calls_per_day(volatility: Volatility | None, calls_per_day: float,
+                         calls_per_conversation: float = 1.0) -> float:
     if volatility in ONCE_A_DAY:
         return min(1.0, calls_per_day)
+    if volatility in ONCE_A_CONVERSATION:
+        return calls_per_day / max(1.0, calls_per_conversation)
     return calls_per_day
 
 
 def money(lost_tokens: int, row: PriceRow, calls_per_day: float, volatility: Volatility | None,
-          month_days: int) -> Money:
+          month_days: int, calls_per_conversation: float = 1.0) -> Money:
     """What ``lost_tokens`` per busted call cost at ``row``'s prices and this traffic."""
     warm = warm_share(calls_per_day, row.ttl_minutes)
-    busted = busted_calls_per_day(volatility, calls_per_day)
+    busted = busted_calls_per_day(volatility, calls_per_day, calls_per_conversation)
     per_busted_call = lost_tokens * (row.write_price - row.cache_read) / 1_000_000 * warm
     per_month = per_busted_call * busted * month_days
     per_1k = per_busted_call * busted / calls_per_day * 1000 if calls_per_day > 0 else 0.0
