@@ -197,3 +197,20 @@ def test_fixed_text_after_the_request_content_moves_ahead_of_it_and_the_content_
     assert shared(current) < 40  # "<document>\n[request " only
     assert shared(fixed) >= len(rules)  # the rules now open the message
     assert "fix moves the final user message's fixed text before its first value" in site.notes
+
+
+def test_the_formatting_of_a_loop_s_items_stays_with_them_when_the_rules_move() -> None:
+    # sweep's shape: one line per snippet written from one place, then the rules.
+    rules = "List every file to change, one per line, with the reason it has to change. " * 40
+    line = Location("app.py", 7, 20, 7, 80)
+    per_file = Literal("' is imported by the following files, in this order:\n", line)
+    site = render_site(layout(Part("system", (Literal("You plan code changes."),)), Part("final_user", (
+        Literal("The file '"), hole("first", Volatility.UNKNOWN), per_file,
+        Literal("The file '"), hole("second", Volatility.UNKNOWN), per_file,
+        Literal("\n\n" + rules, Location("app.py", 2, 1, 2, 90))))), 2)
+    assert site.fixed is not None
+    fixed = contents(site.fixed, "user")
+    assert all(text.index(rules) < text.index("[request") for text in fixed)  # the rules come first
+    # ... and each file keeps its own line after it, not gathered before the values.
+    assert all(text.count("' is imported by the following files, in this order:\n") == 2 for text in fixed)
+    assert all(text.index("[request") < text.index("' is imported by") for text in fixed)

@@ -7,13 +7,15 @@ so the text still reads naturally. Two kinds of hole stay where they are: conver
 in place (``sorted(tools)``), not to move them. Long fixed text after the request's content in the
 final user turn (PC010) moves ahead of that content; in such a turn the unknown values are the
 request's own content, so they get a different value in every replayed request, and the fixed
-text after them is measured as the miss it is.
+text after them is measured as the miss it is (only its instructions move: the formatting of a loop's
+items stays with them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from promptlint.analysis.layout import instruction_pieces
 from promptlint.checks.base import LONG_STABLE_CHARS
 from promptlint.checks.pc010_instructions_after_request import instructions_after_request
 from promptlint.model import Hole, Literal, Part, PromptLayout, Segment, Volatility
@@ -103,7 +105,7 @@ def fixed_plan(layout: PromptLayout) -> Plan:
     for part in conversation_parts(layout):
         items: list[Item] = []
         if part.name == "final_user" and instructions_first:
-            planned = _fixed_text_first(plan_items(part.segments, final_user=True))
+            planned = _fixed_text_first(part.segments, _moved_instructions(layout))
         else:
             planned = plan_items(part.segments)
         for item in planned:
@@ -130,14 +132,23 @@ def _instructions_after_request(layout: PromptLayout) -> bool:
     return instructions_after_request(layout, min_chars=LONG_STABLE_CHARS) is not None
 
 
-def _fixed_text_first(items: list[Item]) -> list[Item]:
-    """The final user turn with the fixed text after its first request value moved ahead of it."""
+def _moved_instructions(layout: PromptLayout) -> set[int]:
+    """The literal pieces of the final user turn that the fix moves ahead of its first value: its
+    instructions, not the formatting of a loop's items (PC010's ``instruction_pieces``)."""
+    found = instructions_after_request(layout, min_chars=LONG_STABLE_CHARS)
+    return {id(piece) for piece in instruction_pieces(layout.segments(), found.index)} if found else set()
+
+
+def _fixed_text_first(segments: tuple[Segment, ...], moved: set[int]) -> list[Item]:
+    """The final user turn with the fixed instructions after its first request value moved ahead of it."""
+    written = [segment for segment in segments if isinstance(segment, (Literal, Hole))]  # one item each
+    items = plan_items(segments, final_user=True)
     first = next((i for i, item in enumerate(items) if isinstance(item, Slot) and item.per_request), None)
     if first is None:
         return items
-    rest = items[first:]
-    fixed = [item for item in rest if isinstance(item, str)]
-    values = [item for item in rest if not isinstance(item, str)]
+    rest = list(zip(items[first:], written[first:]))
+    fixed = [item for item, segment in rest if id(segment) in moved]
+    values = [item for item, segment in rest if id(segment) not in moved]
     return [*items[:first], *fixed, "\n\n", *values]
 
 
