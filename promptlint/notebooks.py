@@ -160,8 +160,7 @@ def analyze_notebooks(notebooks: list[Path], config: Config, cwd: Path) -> Analy
             module.write_text(converted.source, encoding="utf-8")
             isolated = dataclasses.replace(config, root=scratch, config_file=None, cache_dir=None,
                                            respect_gitignore=False, force_exclude=False, per_file_ignores=(),
-                                           exclude=(), extend_exclude=(), show_info=True,
-                                           one_process=True)
+                                           exclude=(), extend_exclude=(), one_process=True)
             outcome = run_check([module], isolated, CheckOptions(attach_fixes=False), scratch)
         analyzed += outcome.result.files_analyzed
         mapper = _Mapper(module.name, str(module), shown, converted)

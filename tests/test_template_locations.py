@@ -3,6 +3,7 @@ scalars and Jinja2 templates, through the real analyzer (columns 1-based, end ex
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,29 @@ def test_placeholder_in_a_string_whose_lines_are_not_the_source_s(tmp_path: Path
     write_tree(tmp_path, {"app.py": app})
     text = (tmp_path / "app.py").read_text(encoding="utf-8")
     assert spans(tmp_path, "app.py") == [where(text, slot)]
+
+
+JSON_APP = '''
+import json
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+PROMPTS = json.load(open("prompts.json"))
+def ask(question: str) -> str:
+    system = PROMPTS["support"]["system"].format(now=datetime.now())
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_json_string_is_placed_where_the_file_writes_it_even_when_an_earlier_one_is_the_same(
+        tmp_path: Path) -> None:
+    # The same text under "sales" first: each value is searched for after the one before it (the
+    # parser keeps the file's order), so "support" points at its own copy.
+    system = "You are the assistant. Sent at {now}. " + "Answer in full sentences and cite the policy. " * 60
+    text = json.dumps({"sales": {"system": system}, "support": {"title": "Support", "system": system}}, indent=2)
+    write_tree(tmp_path, {"app.py": JSON_APP, "prompts.json": text})
+    second = text.index(system, text.index('"support"'))
+    line = text.count("\n", 0, second) + 1
+    [(found_line, *_)] = spans(tmp_path, "prompts.json")
+    assert found_line == line and line > text.count("\n", 0, text.index(system)) + 1

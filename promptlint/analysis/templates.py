@@ -11,8 +11,9 @@ import ast
 import json
 import re
 import string
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import replace
+from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,10 +63,18 @@ def sub_location(piece: Literal, offset: int, length: int = 0) -> Location | Non
     """Location of ``piece.text[offset:]``, counting lines inside the piece."""
     if piece.location is None:
         return None
-    before = piece.text[:offset]
-    line = piece.location.line + before.count("\n")
-    column = (offset - before.rfind("\n")) if "\n" in before else piece.location.column + offset
+    newlines = _newline_offsets(piece.text)
+    before = bisect_left(newlines, offset)  # the newlines before the offset
+    line = piece.location.line + before
+    column = offset - newlines[before - 1] if before else piece.location.column + offset
     return Location(piece.location.path, line, column, line, column + max(length, 1))
+
+
+@lru_cache(maxsize=32)
+def _newline_offsets(text: str) -> list[int]:
+    """Where a text's newlines are: one pass per text, however many places in it are located
+    (a JSON file of thousands of strings, a template of many placeholders)."""
+    return [match.start() for match in re.finditer("\n", text)]
 
 
 def read_prompt_file(ev: "Evaluator", path_value: Value, frame: "Frame") -> tuple[str, Path] | None:
@@ -184,17 +193,28 @@ def _block_scalar(node: Any, piece: Literal, path: str) -> Text:
     return Text(tuple(pieces))
 
 
-def _plain_value(data: Any, piece: Literal, depth: int = 0) -> Value:
+# The start of a string value as a JSON or TOML file writes it: no quote, backslash, control or
+# non-ASCII character (any of those may be escaped in the file).
+_RAW_START = re.compile(r'[^"\\\x00-\x1f\x7f-\U0010ffff]{0,40}')
+
+
+def _plain_value(data: Any, piece: Literal, depth: int = 0, cursor: list[int] | None = None) -> Value:
+    """Loaded data as values; each string placed where the file writes it, searched for after the
+    previous one (the parsers keep the file's order), so a large file is read once."""
+    cursor = [0] if cursor is None else cursor
     if depth > 50:
         return NONE
     if isinstance(data, dict):
-        return Mapping(tuple((str(k), _plain_value(v, piece, depth + 1)) for k, v in data.items()))
+        return Mapping(tuple((str(k), _plain_value(v, piece, depth + 1, cursor)) for k, v in data.items()))
     if isinstance(data, list):
-        return Seq(tuple(_plain_value(v, piece, depth + 1) for v in data))
+        return Seq(tuple(_plain_value(v, piece, depth + 1, cursor) for v in data))
     if data is None:
         return NONE
     text = str(data)
-    offset = piece.text.find(text[:40]) if isinstance(data, str) and text else -1
+    start = _RAW_START.match(text).group() if isinstance(data, str) else ""
+    offset = piece.text.find(start, cursor[0]) if start and (len(start) >= 8 or start == text) else -1
+    if offset >= 0:
+        cursor[0] = offset + len(start)
     where = sub_location(piece, offset) if offset >= 0 else piece.location
     return Text((Literal(text, where),))
 
