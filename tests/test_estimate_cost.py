@@ -345,7 +345,7 @@ def test_warm_share_boundaries(calls: float, share: float) -> None:
 def test_money_per_thousand_calls_at_low_traffic(calls: float, per_1k: float | None) -> None:
     row = PriceRow("openai", "gpt-4o", ("gpt-4o",), 2.5, 1.25, (("5m", 2.5),), 10.0, "automatic", 1024, 128, "5m",
                    "2025-06-01", "test")
-    result = money(1000, row, calls, Volatility.PER_REQUEST, 30)
+    result = money(1000, row, calls, Volatility.PER_REQUEST, 30, 10.0)
     per_call = 1000 * (row.write_price - row.cache_read) / 1_000_000 * warm_share(calls, row.ttl_minutes)
     assert result.usd_per_1k_calls == pytest.approx(per_call * 1000 if per_1k is None else per_1k)
     assert result.usd_per_month == pytest.approx(per_call * calls * 30)
@@ -364,6 +364,9 @@ def test_a_per_session_value_is_priced_once_per_conversation():
     month = per_request.losses[0].usd_per_month
     assert per_session.losses[0].usd_per_month == pytest.approx(month / 10)  # the default: 10 calls
     assert longer.losses[0].usd_per_month == pytest.approx(month / 40)
+    # A conversation of one call (or less, as configured) misses on every call.
+    single = run(parts, "openai", "gpt-4o", bust_index=1, calls_per_day=BUSY, calls_per_conversation=1.0)
+    assert single.losses[0].usd_per_month == pytest.approx(month)
     assert "misses on the first call of each conversation only (1 call in 10" in per_session.losses[0].note
     assert format_estimate(per_session).startswith("~2,048 cached tokens lost per conversation")
     assert format_estimate(per_request).startswith("~2,048 cached tokens lost per call")

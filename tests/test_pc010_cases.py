@@ -263,3 +263,51 @@ def plan(first, second, third, issue: str):
     # ~300 tokens of instructions after ~5 of system text: nothing any layout could cache at
     # OpenAI, however many snippets the loop is unrolled for.
     assert all(f.estimate is not None and f.estimate.lost_tokens_per_call == 0 for f in found)
+
+
+def _turn(*segments: object, earlier: tuple = ()) -> "PromptLayout":
+    from promptlint.model import CallSite, Location, Part, PromptLayout
+
+    call = CallSite(Location("app.py", 1, 1, 1, 2), "openai.chat.completions", "openai", "gpt-4o", "f")
+    return PromptLayout(call, (*earlier, Part("final_user", tuple(segments))))
+
+
+def test_instruction_pieces_count_long_pieces_once_and_leave_a_loop_s_formatting() -> None:
+    from promptlint.analysis.layout import MIN_INSTRUCTION_PIECE, instruction_pieces
+    from promptlint.model import Hole, Literal, Location, Volatility
+
+    def at(line: int) -> Location:
+        return Location("app.py", line, 1, line, 2)
+
+    def value(name: str) -> Hole:
+        return Hole(Volatility.UNKNOWN, name, at(1))
+
+    label = Literal("x" * (MIN_INSTRUCTION_PIECE - 1), at(2))  # one short of a piece: a label
+    exact = Literal("y" * MIN_INSTRUCTION_PIECE, at(3))
+    per_item = Literal("' is imported by the following files, in this order:", at(4))
+    rules = Literal("Answer in full sentences and cite the policy section. " * 10, at(5))
+    # The issue first, then a loop over two files: the per-file line follows one value the first
+    # time and three the second; the rules after it are the instructions.
+    layout = _turn(value("issue"), exact, label, value("first"), per_item, value("importers"), value("second"),
+                   per_item, value("importers"), rules)
+    pieces = instruction_pieces(layout.segments(), 0)
+    assert pieces == [exact, rules]
+    # `"..." * 20` repeats a piece with no value between: one long text, every copy counted.
+    repeated = _turn(value("document"), rules, rules)
+    assert instruction_pieces(repeated.segments(), 0) == [rules, rules]
+
+
+def test_only_a_history_or_an_earlier_turn_with_values_makes_the_final_turn_not_worth_reordering() -> None:
+    from promptlint.analysis.layout import input_then_fixed_text
+    from promptlint.model import Hole, Literal, Location, Part, Volatility
+
+    where = Location("app.py", 2, 1, 2, 2)
+    rules = Literal("Answer in full sentences and cite the policy section. " * 10, where)
+    document = Hole(Volatility.UNKNOWN, "document", where)
+    system_value = Part("system", (Literal("You answer."), Hole(Volatility.UNKNOWN, "persona", where)))
+    found = input_then_fixed_text(_turn(document, rules, earlier=(system_value,)))
+    assert found is not None and found.fixed_chars == len(rules.text)  # a value in the system text: still judged
+    earlier_user = Part("user", (Hole(Volatility.UNKNOWN, "first_question", where),))
+    assert input_then_fixed_text(_turn(document, rules, earlier=(earlier_user,))) is None
+    history = Part("history", (Hole(Volatility.UNKNOWN, "history", where, is_history=True),))
+    assert input_then_fixed_text(_turn(document, rules, earlier=(history,))) is None

@@ -136,7 +136,7 @@ def warm_share(calls_per_day: float, ttl_minutes: float) -> float:
 
 
 def busted_calls_per_day(volatility: Volatility | None, calls_per_day: float,
-                         calls_per_conversation: float = 1.0) -> float:
+                         calls_per_conversation: float) -> float:
     if volatility in ONCE_A_DAY:
         return min(1.0, calls_per_day)
     if volatility in ONCE_A_CONVERSATION:
@@ -145,7 +145,7 @@ def busted_calls_per_day(volatility: Volatility | None, calls_per_day: float,
 
 
 def money(lost_tokens: int, row: PriceRow, calls_per_day: float, volatility: Volatility | None,
-          month_days: int, calls_per_conversation: float = 1.0) -> Money:
+          month_days: int, calls_per_conversation: float) -> Money:
     """What ``lost_tokens`` per busted call cost at ``row``'s prices and this traffic."""
     warm = warm_share(calls_per_day, row.ttl_minutes)
     busted = busted_calls_per_day(volatility, calls_per_day, calls_per_conversation)
