@@ -76,6 +76,11 @@ MODULES: dict[str, list[str]] = {
     # values (the analyzer-level tests reach it too, but at 7 s a mutant they took 40+ minutes).
     "promptlint/analysis/layout.py": ["tests/test_layout_order.py", "tests/test_rule_examples.py",
                                       "tests/test_exact_outputs.py", "tests/test_pc010_cases.py"],
+    # which parameters reach system content, and the slots inferred from them (first-call "o" slots
+    # among them): the flows' unit cases and the analyzer-level wrapper cases (not the three that
+    # run the CLI in a subprocess, which cannot load mutmut's trampolines)
+    "promptlint/analysis/summaries.py": ["tests/test_summaries_and_assembly.py", "-k",
+                                         "not client_wrappers and not where_the_callee_builds_it"],
     # estimate and cost
     "promptlint/estimate/cost.py": ["tests/test_estimate_cost.py", "tests/test_estimate_cli.py"],
     # suppressions, baseline

@@ -11,12 +11,15 @@ import ast
 import json
 from pathlib import Path
 
+import pytest
+
 from promptlint.analysis.derived import derived_names, input_names, mark_request_derived
 from promptlint.analysis.index import subclass_index
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE
 from promptlint.analysis.summaries import (
     SYSTEM,
+    first_call_test,
     infer_wrappers,
     parameter_flows,
     reached_calls,
@@ -1160,6 +1163,32 @@ def run(manager: Manager):
         "app/run.py": caller})
     assert [(path, severity) for path, _, severity, _ in found] == [("app/manager.py", "warning")]
     assert found[0][3].startswith("per-session clock `time.ctime()`")
+
+
+@pytest.mark.parametrize("test,first", [
+    ("self.turn_count == 0", True), ("self._plan is None", True), ("len(self.steps) == 0", True),
+    ("self.turn_count < 1", True), ("self.turn_count <= 0", True),
+    ("self.turn_count == 1", False), ("self.turn_count < 2", False), ("self.turn_count <= 1", False),
+    ("self.turn_count > 0", False), ("self.turn_count != 0", False), ("self._plan is not None", False),
+    ("self._plan is False", False), ("self.use_memory == False", False), ("self.mode == 'first'", False),
+    ("turn_count == 0", False), ("self.agent.turn_count == 0", False), ("count(self.steps) == 0", False),
+    ("len(self.steps, 1) == 0", False), ("0 < self.turn_count < 3", False), ("self.use_memory", False),
+    ("self.turn_count == limit", False),
+])
+def test_a_first_call_test_compares_an_own_attribute_with_its_starting_value(test: str, first: bool) -> None:
+    assert first_call_test(ast.parse(test, mode="eval").body) is first
+
+
+def test_system_text_written_directly_in_a_first_call_branch_is_a_once_flow() -> None:
+    """The branch writes the system message itself; the user's message in it stays the user's."""
+    flows = flows_of('''
+def start(self, task, question):
+    if self.turn_count == 0:
+        self.messages = [{"role": "system", "content": task}, {"role": "user", "content": question}]
+    self.turn_count += 1
+''', True)
+    assert {(0, "task", "once"), (1, "question", "user")} <= set(flows)
+    assert not any(target == "system" for _, _, target in flows)
 
 
 def test_a_flag_in_the_test_is_not_a_first_call_guard(tmp_path: Path) -> None:
