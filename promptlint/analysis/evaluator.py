@@ -119,7 +119,7 @@ BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
 # What the evaluator learns of a syntax node once, for every entry of a worker (the node's
 # own attributes: the fastest lookup, and gone when its module's tree is freed).
 VALUE_ATTRIBUTE = "_promptlint_value"  # a constant's value; an f-string's text parts
-GUARD_ATTRIBUTE = "_promptlint_guard"  # an `if`'s change-detection guard (see run_branches)
+GUARD_ATTRIBUTE = "_promptlint_guard"  # an `if`'s change guard and first-call test (see run_branches)
 USER_INPUTS_ATTRIBUTE = "_promptlint_user_inputs"  # a definition's user-turn names (user_turn_inputs)
 BUILTIN_TYPES = frozenset({"dict", "str", "list", "tuple", "set", "int", "float", "bool", "bytes"})
 
@@ -475,14 +475,17 @@ class Evaluator:
     def run_branches(self, stmt: ast.If, frame: Frame) -> None:
         # Both branches run; a value assigned only behind a change-detection guard
         # (`if self._x is None:` / `if key != self._key:`) is stored state, not per-call.
-        guard = stmt.__dict__.get(GUARD_ATTRIBUTE, False)
-        if guard is False:
+        # A first-call test (`if self.turn_count == 0:`) is such a guard too: what the body
+        # assembles is set once per conversation (`Frame.first_turn` carries its words).
+        known = stmt.__dict__.get(GUARD_ATTRIBUTE)
+        if known is None:
             guard = _guarded_attribute(stmt.test)
-            setattr(stmt, GUARD_ATTRIBUTE, guard)
+            known = (guard, f"`{ast.unparse(stmt.test)}`" if guard and first_call_test(stmt.test) else None)
+            setattr(stmt, GUARD_ATTRIBUTE, known)
+        guard, first_call = known
         before = dict(frame.locals) if guard else None
         outer_turn = frame.first_turn
-        if guard and outer_turn is None and first_call_test(stmt.test):
-            frame.first_turn = f"`{ast.unparse(stmt.test)}`"
+        frame.first_turn = outer_turn or first_call
         self.run_block(stmt.body, frame)
         frame.first_turn = outer_turn
         if before is not None and _rebound(before, frame.locals):

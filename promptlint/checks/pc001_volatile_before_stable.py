@@ -84,9 +84,8 @@ follows (the history of one conversation is theirs anyway), per-session values (
 a conversation and reused, such as a task typed at the console or a time stored when the session
 starts: the stable text after it misses once per conversation, on its first request) `info`, or a
 warning when at least ~500 tokens (2,000 characters) of stable text follow, which every new
-conversation prefills again,
-per-day values `info` (the cache goes cold once a day), once-per-process values `info` (workers do
-not share a prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and
+conversation prefills again, per-day values `info` (the cache goes cold once a day),
+once-per-process values `info` (workers do not share a prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and
 recalled content judged at an assembly point with only an assumed history after it and under ~500
 tokens of known text is `info` (such calls are mostly one-shot), and so is such content whose
 estimate loses nothing at any provider the call may reach (the whole prompt's stable text stays
@@ -112,8 +111,9 @@ length after it, is reported as a `warning` whose message gives the estimated lo
 assumed to live for one conversation, and so is system content assembled behind a first-call test
 of the object (`if self.turn_count == 0:`, `if self._plan is None:`, `if len(self.steps) == 0:`,
 as Agent-S's manager sets its system prompt with the retrieved experience on the first step of a
-task): per-session, `info`; a flag in the test (`if self.use_memory:`) is not such a test. Unknown values (parameters, I/O) are not flagged unless they
-are derived from the final user turn, named like the request's input, or returned by a lookup.
+task): per-session, with the severity above; a flag in the test (`if self.use_memory:`) is not such
+a test. Unknown values (parameters, I/O) are not flagged unless they are derived from the final
+user turn, named like the request's input, or returned by a lookup.
 Inferred wrappers are matched by the callee's last name (every project definition of that name), so
 a volatile value passed to an unrelated function of the same name as a wrapper is reported too; a
 lookup keyed by a constant is not request-derived. For the same reason, the LLM calls such a
