@@ -117,6 +117,13 @@ def send(client, history: list) -> None:
     history = [history[0], *history[-8:]]
     client.chat.completions.create(model="gpt-4o", messages=history)
 ''', [((5, 5, 5, 42), "`history` keeps its first message and only the latest ones after it" + CUT)]),
+    "the first item and the last few kept, with no summary of what is dropped": ('''
+class MessageManager:
+    def trim_messages(self, keep_last: int) -> None:
+        history_items = self.state.agent_history_items  # {"role": ...} messages for the llm
+        if len(history_items) > keep_last + 1:
+            self.state.agent_history_items = [history_items[0]] + history_items[-keep_last:]
+''', [((5, 13, 5, 93), "`history_items` keeps its first message and only the latest ones after it" + CUT)]),
     "part of an earlier message deleted under a budget": ('''
 def drop_images(conversation: list, max_images: int) -> None:
     # {"role": "user", "content": [...]} for the llm
@@ -282,6 +289,20 @@ class ContextWindowFilter:
 }
 
 LEFT_ALONE = {
+    "a compaction: the dropped turns summarized by a model, the first and the last few kept": '''
+class MessageManager:
+    async def maybe_compact_messages(self, llm, keep_last: int) -> bool:
+        history_items = self.state.agent_history_items
+        if len(history_items) < self.compact_every_n_steps:
+            return False
+        messages = [{"role": "system", "content": "Summarize the agent run so far."},
+                    {"role": "user", "content": "\\n".join(str(item) for item in history_items)}]
+        response = await llm.ainvoke(messages)
+        self.state.compacted_memory = response.completion
+        if len(history_items) > keep_last + 1:
+            self.state.agent_history_items = [history_items[0]] + history_items[-keep_last:]
+        return True
+''',
     "a middle cut into another list, a bounded tail, another list's tail, a local copy": '''
 class AgentConvo:
     def views(self, k: int, n: int) -> None:

@@ -389,6 +389,55 @@ def test_an_abstract_method_runs_the_project_subclass_that_implements_it(tmp_pat
     assert found[0][3].startswith("per-request clock `datetime.now()` comes before 5,440 characters of stable text")
 
 
+INHERITED_CONSTRUCTOR_APP = {"app/base.py": '''
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+class Agent:
+    def __init__(self, task: str) -> None:
+        self.system_prompt = f"Started at {datetime.now()}.\\n" + "Follow the operating rules below. " * 80
+
+
+@dataclass
+class Settings:
+    preamble: str = field(default_factory=lambda: f"Session opened {datetime.now()}.\\n")
+''',
+    "app/agents.py": '''
+from openai import OpenAI
+
+from app.base import Agent, Settings
+
+RULES = "Answer in JSON and cite the tool output you relied on. " * 60
+
+
+class OpenAIAgent(Agent):
+    def act(self, history: list):
+        return OpenAI().chat.completions.create(
+            model="gpt-4.1", messages=[{"role": "system", "content": self.system_prompt}, *history])
+
+
+class Reporter(Settings):
+    def report(self, history: list):
+        return OpenAI().chat.completions.create(
+            model="gpt-4.1", messages=[{"role": "system", "content": self.preamble + RULES}, *history])
+
+
+def run(task: str, history: list):
+    return OpenAIAgent(task).act(history), Reporter().report(history)
+'''}
+
+
+def test_an_inherited_constructor_runs_in_the_module_that_defines_it(tmp_path: Path) -> None:
+    """INVALID, twice: the subclass inherits a constructor (and a dataclass field default) from a
+    base class in another module, which puts a clock ahead of the rules. Its names (`datetime`)
+    are those of the base's module, and the finding points at the base's line, not at the same
+    line number in the subclass's file."""
+    found = findings(tmp_path, INHERITED_CONSTRUCTOR_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == \
+        [("app/base.py", 7, "error"), ("app/base.py", 12, "error")]
+
+
 REPLAYING_CLIENT_APP = {"app/clients.py": '''
 from abc import ABC, abstractmethod
 
@@ -2279,3 +2328,54 @@ class Bot:
         return reply
 '''
     assert findings(tmp_path, {"app/selector.py": selector, "app/bot.py": kept}) == []
+
+
+COPIED_HISTORY_APP = {"app/chat.py": '''
+from datetime import datetime
+
+from langchain_core.messages import SystemMessage
+
+RULES = "Answer from the report and cite it. "
+
+
+class ReportChat:
+    def __init__(self, report: str, provider) -> None:
+        self.report = report
+        self.provider = provider
+
+    async def chat(self, messages: list):
+        system_prompt = f"Assume the current time is: {datetime.now()}.\\\\n{RULES}Report: {self.report}"
+        formatted = []
+        formatted.append({"role": "system", "content": system_prompt})
+        for msg in messages:
+            formatted.append({"role": msg["role"], "content": msg["content"]})
+        return await self.provider.complete(formatted)
+
+    def unpacked(self, chat_history: list):
+        return [{"role": "system", "content": f"Now: {datetime.now()}. {RULES}"}, *chat_history]
+
+    def extended(self, history: list):
+        messages = [SystemMessage(content=f"Now: {datetime.now()}. {RULES}")]
+        messages.extend(history)
+        return self.provider.complete(messages)
+
+    def one_question(self, question: str, examples: list):
+        messages = [{"role": "system", "content": f"Now: {datetime.now()}. {RULES}"}]
+        for example in examples:
+            messages.append({"role": "user", "content": example["question"]})
+        messages.append({"role": "user", "content": question})
+        return self.provider.complete(messages)
+'''}
+
+
+def test_a_conversation_copied_after_a_system_message_is_known_to_follow(tmp_path: Path) -> None:
+    """INVALID: a clock in a system message written into a list that the same function then fills
+    with a conversation (each message copied with its own role, `*chat_history`, `.extend(history)`):
+    the history is known to follow, not assumed, so the clock is an error though the list goes on
+    to a project helper promptlint cannot follow (gpt-researcher's report chat).
+    VALID (info): a list followed by fixed-role examples and the question has no history in sight."""
+    root = write_tree(tmp_path, COPIED_HISTORY_APP)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert not result.errors, result.errors
+    found = [(f.location.line, f.severity.value, "assumed" in f.message) for f in result.findings]
+    assert found == [(14, "error", False), (22, "error", False), (25, "error", False), (30, "info", True)]

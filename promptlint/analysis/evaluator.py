@@ -32,6 +32,7 @@ from promptlint.analysis.derived import (
 )
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.layout import argument
+from promptlint.analysis.message_lists import history_after
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.summaries import first_call_test
@@ -1245,7 +1246,8 @@ class Evaluator:
         mapping = Mapping(tuple(entries), order)
         role = mapping.get("role")
         if role is not None and self.is_system_role(role):
-            self.assembled(frame, node, "role dict", self.message_text(mapping.get, []))
+            self.assembled(frame, node, "role dict", self.message_text(mapping.get, []),
+                           messages=self.history_written_after(frame, node))
         elif role is not None and self.is_user_role(role):
             content = next((v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)
                             and k.value in self.knowledge.content_keys), node)
@@ -1824,17 +1826,16 @@ class Evaluator:
         if _subclasses_dict(info) and "__init__" not in info.methods:
             return templates.call_function(self, "dict", args, kwargs, frame, node) or Mapping(())
         instance = Instance(info)
-        init = None
-        for klass in self.mro(info):
-            init = klass.methods.get("__init__")
-            if init is not None:
-                break
-        if init is None:
+        # The constructor may be inherited: it runs in the module of the class that defines it,
+        # whose names it uses and where its lines are.
+        owner = next((klass for klass in self.mro(info) if "__init__" in klass.methods), None)
+        if owner is None:
             return self.instantiate_fields(info, args, kwargs, frame)
+        init = owner.methods["__init__"]
         if frame.depth >= MAX_DEPTH or id(init) in frame.stack:
             return instance
-        sub = Frame(info.module, depth=frame.depth + 1, import_time=frame.import_time,
-                    self_value=instance, qualname=f"{info.qualname}.__init__", stack=(*frame.stack, id(init)))
+        sub = Frame(owner.module, depth=frame.depth + 1, import_time=frame.import_time,
+                    self_value=instance, qualname=f"{owner.qualname}.__init__", stack=(*frame.stack, id(init)))
         self.bind_params(init, sub, args, kwargs, instance)
         self.run_block(init.body, sub)
         attrs = tuple((name[5:], value) for name, value in sub.locals.items()
@@ -1846,15 +1847,16 @@ class Evaluator:
         """Dataclasses, pydantic models, NamedTuples: fields in declaration order, defaults and
         ``default_factory`` (called per instance, like the library does)."""
         attrs: list[tuple[str, Value]] = []
-        fields = [(name, default) for klass in reversed(self.mro(info)) for name, default in _declared_fields(klass)]
+        fields = [(name, default, klass) for klass in reversed(self.mro(info))
+                  for name, default in _declared_fields(klass)]
         positional = list(args)
-        for index, (name, default) in enumerate(fields):
+        for index, (name, default, declared_in) in enumerate(fields):
             if index < len(positional):
                 attrs.append((name, positional[index]))
             elif name in kwargs:
                 attrs.append((name, kwargs[name]))
             elif default is not None:
-                attrs.append((name, self.field_default(default, info, frame)))
+                attrs.append((name, self.field_default(default, declared_in, frame)))
         return Instance(info, tuple(attrs))
 
     def field_default(self, default: ast.expr, info: ClassInfo, frame: Frame) -> Value:
@@ -2135,7 +2137,7 @@ class Evaluator:
         if qualname in self.knowledge.system_messages:
             found = [argument(a, args, kwargs, None) for a in self.knowledge.system_messages[qualname]]
             text = next((v for v in found if v is not None), None)
-            self.assembled(frame, node, f"{short}()", text)
+            self.assembled(frame, node, f"{short}()", text, messages=self.history_written_after(frame, node))
         elif qualname in self.knowledge.user_messages:
             found = [(a, v) for a in self.knowledge.user_messages[qualname]
                      if (v := argument(a, args, kwargs, None)) is not None]
@@ -2151,6 +2153,15 @@ class Evaluator:
                 text = pieces[0] if len(pieces) == 1 else Seq(tuple(pieces))
                 self.assembled(frame, node, f"{short}() instructions", text,
                                messages=self.replayed_history(qualname, short, node))
+
+    @staticmethod
+    def history_written_after(frame: Frame, node: ast.AST) -> Value | None:
+        """The conversation the function copies after this system message in its list
+        (`formatted.append(system)`, then each of `messages` with its own role): known to follow."""
+        if frame.function is None:
+            return None
+        source = history_after(frame.function, node)
+        return None if source is None else conversation(f"the messages copied after it from `{source}`")
 
     def agent_setting_content(self, qualname: str, agent: str, frame: Frame, node: ast.Call) -> list[Value]:
         """What a framework writes after the instructions when a setting is on (agno's

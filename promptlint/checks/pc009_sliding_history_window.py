@@ -63,7 +63,11 @@ a limit test (`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the met
 on a history-named object; where no such call is found, at the method itself. A method that hands
 out the last `n` items of its object's list (`self.runs[-last_n:]`, in a class named like a
 conversation or on a history-named list) is reported only where a caller lowers `n` until the result
-fits a limit: the count must be lowered (`n -= 1`) in a loop that tests a size or a budget.
+fits a limit: the count must be lowered (`n -= 1`) in a loop that tests a size or a budget. A cut in
+a function that also asks a model for a summary (a name, attribute or text saying "summary" or
+"compact", and a call such as `llm.ainvoke(...)` on a model or client) is a compaction and is left
+alone: the dropped turns live on in the summary until the next compaction. A compaction that runs
+again on every request once the history is full would slide like a window and is missed.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -109,6 +113,10 @@ OPEN_SLICE = re.compile(r"\w\[[^\]\n:]{1,60}:\s*\]")
 
 
 # A file that handles chat messages for a model: role-tagged messages, an LLM client or call.
+_SUMMARY_WORD = re.compile(r"(?i)summar|compact")
+_MODEL_RECEIVER = re.compile(r"(?i)llm|model|client")
+MODEL_METHODS = frozenset({"invoke", "ainvoke", "completion", "acompletion", "create", "generate", "agenerate",
+                           "chat", "achat", "complete", "acomplete"})
 CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client|assistant)")
 
 
@@ -592,6 +600,8 @@ def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
 
 
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
+    if _compacts(function):
+        return
     # What the function's other statements say, read at the first statement that needs it: most
     # functions cut nothing and test no limit, and reading it walks the whole function.
     not_messages: set[str] | None = None
@@ -615,6 +625,21 @@ def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple
         not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
         if cut.history not in not_messages:
             yield function, cut
+
+
+def _compacts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function asks a model for a summary and cuts the history (browser-use's
+    `maybe_compact_messages`: `summary = await llm.ainvoke(...)`, then the first item and the last
+    few kept): a compaction. The dropped turns live on in a summary kept until the next one, and
+    the history grows again from a fixed prefix in between: the block cut PC009 recommends."""
+    if not _SUMMARY_WORD.search(function.name) and not any(
+            _SUMMARY_WORD.search(node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute)
+                                 else node.value if isinstance(node.value, str) else "")  # type: ignore[union-attr]
+            for node in nodes_of(function, (ast.Name, ast.Attribute, ast.Constant))):
+        return False
+    return any(isinstance(call.func, ast.Attribute) and call.func.attr in MODEL_METHODS
+               and _MODEL_RECEIVER.search(ast.unparse(call.func.value)) is not None
+               for call in nodes_of(function, ast.Call))
 
 
 def _history_texts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:

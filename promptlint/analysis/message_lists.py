@@ -1,0 +1,136 @@
+"""What follows a system message in the list it is written into, read from the function's syntax.
+
+A system message judged where it is assembled (a role dict, a `SystemMessage(...)`) usually has no
+LLM call in sight: the list goes on to a project helper or a framework. The list itself often says
+what comes after the system message, in the same function:
+
+    formatted = [{"role": "system", "content": system_prompt}]
+    for msg in messages:
+        formatted.append({"role": msg["role"], "content": msg["content"]})
+
+copies a conversation after it (each message keeps its own role), as do `formatted += history`,
+`formatted.extend(chat_history)` and `[system, *history]`. Then the history is known to follow,
+not assumed, and a value that changes per request in the system text misses it on every turn.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from promptlint.analysis.index import nodes_of
+
+MEMO_ATTRIBUTE = "_promptlint_history_after"
+# The last name of a list that holds a conversation (`messages`, `chat_history`, `self.turns`).
+HISTORY_LIKE = re.compile(r"(?i)(?:^|_)(?:messages|msgs|history|conversation|dialog(?:ue)?|turns)$")
+
+
+def history_after(function: ast.AST, node: ast.AST) -> str | None:
+    """The expression of the conversation copied after ``node`` (a message written into a list)
+    in ``function``, or None. Computed once per function and kept on its definition."""
+    memo = function.__dict__.get(MEMO_ATTRIBUTE)
+    if memo is None:
+        memo = _followed_messages(function)
+        setattr(function, MEMO_ATTRIBUTE, memo)
+    return memo.get(id(node))
+
+
+def _followed_messages(function: ast.AST) -> dict[int, str]:
+    """Message nodes of the function -> the conversation that follows them in their list."""
+    found: dict[int, str] = {}
+    growth: list[tuple[str, int, str]] = []  # (list name, line, conversation) for each copy into a list
+    placed: list[tuple[int, str, int]] = []  # (message node id, list name, line) for each message written
+    for written in nodes_of(function, (ast.List, ast.BinOp)):
+        _followed_in_place(written, found)
+    for stmt in nodes_of(function, ast.stmt):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if isinstance(stmt.value, ast.List):
+                placed.extend((id(item), stmt.targets[0].id, stmt.lineno) for item in stmt.value.elts)
+            copied = _concatenated(stmt.targets[0].id, stmt.value)
+            if copied is not None:
+                growth.append((stmt.targets[0].id, stmt.lineno, copied))
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) \
+                and _history_like(stmt.value):
+            growth.append((stmt.target.id, stmt.lineno, ast.unparse(stmt.value)))
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            _appended(stmt.value, stmt.lineno, placed, growth)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            growth.extend(_copied_by_loop(stmt))
+    for node_id, name, line in placed:
+        copied = next((source for target, at, source in growth if target == name and at >= line), None)
+        if copied is not None:
+            found.setdefault(node_id, copied)
+    return found
+
+
+def _followed_in_place(written: ast.List | ast.BinOp, found: dict[int, str]) -> None:
+    """`[message, *history]` and `[message] + history`: the conversation written right after."""
+    items = written.left if isinstance(written, ast.BinOp) else written
+    if not isinstance(items, ast.List) or isinstance(written, ast.BinOp) and not isinstance(written.op, ast.Add):
+        return
+    after = ast.unparse(written.right) if isinstance(written, ast.BinOp) and _history_like(written.right) else None
+    for index, item in enumerate(items.elts):
+        later = next((ast.unparse(e.value) for e in items.elts[index + 1:]
+                      if isinstance(e, ast.Starred) and _history_like(e.value)), None) or after
+        if later is not None:
+            found.setdefault(id(item), later)
+
+
+def _concatenated(name: str, value: ast.expr) -> str | None:
+    """`name = name + history`."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and isinstance(value.left, ast.Name) \
+            and value.left.id == name and _history_like(value.right):
+        return ast.unparse(value.right)
+    return None
+
+
+def _appended(call: ast.Call, line: int, placed: list[tuple[int, str, int]],
+              growth: list[tuple[str, int, str]]) -> None:
+    """`name.append(message)` / `name.insert(0, message)` place a message; `name.extend(history)`
+    copies a conversation after what is already there."""
+    if not isinstance(call.func, ast.Attribute) or not isinstance(call.func.value, ast.Name):
+        return
+    name, method = call.func.value.id, call.func.attr
+    if method == "append" and len(call.args) == 1:
+        placed.append((id(call.args[0]), name, line))
+    elif method == "insert" and len(call.args) == 2:
+        placed.append((id(call.args[1]), name, line))
+    elif method == "extend" and len(call.args) == 1 and _history_like(call.args[0]):
+        growth.append((name, line, ast.unparse(call.args[0])))
+
+
+def _copied_by_loop(loop: ast.For | ast.AsyncFor) -> list[tuple[str, int, str]]:
+    """`for msg in messages: out.append({"role": msg["role"], ...})`: each message copied with its
+    own role (or the item itself, from a list named like a conversation)."""
+    if not isinstance(loop.target, ast.Name):
+        return []
+    item = loop.target.id
+    conversation = _history_like(loop.iter)
+    copies = []
+    for call in nodes_of(loop, ast.Call):
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "append" and len(call.args) == 1
+                and isinstance(call.func.value, ast.Name)):
+            continue
+        appended = call.args[0]
+        own = isinstance(appended, ast.Name) and appended.id == item and conversation
+        if own or _keeps_role_of(appended, item):
+            copies.append((call.func.value.id, loop.lineno, ast.unparse(loop.iter)))
+    return copies
+
+
+def _keeps_role_of(message: ast.expr, item: str) -> bool:
+    """A message whose role is the loop item's own (`msg["role"]`, `msg.role`, `msg.get("role")`)."""
+    role = None
+    if isinstance(message, ast.Dict):
+        role = next((v for k, v in zip(message.keys, message.values)
+                     if isinstance(k, ast.Constant) and k.value == "role"), None)
+    elif isinstance(message, ast.Call):
+        role = next((k.value for k in message.keywords if k.arg == "role"), None)
+    if role is None:
+        return False
+    return any(isinstance(name, ast.Name) and name.id == item for name in ast.walk(role))
+
+
+def _history_like(value: ast.expr) -> bool:
+    last = value.attr if isinstance(value, ast.Attribute) else value.id if isinstance(value, ast.Name) else None
+    return last is not None and HISTORY_LIKE.search(last) is not None
