@@ -246,3 +246,20 @@ def test_issue_18s_rule_counts_short_tail_busts_apart() -> None:
     assert own == {"busts": 1, "found": 1, "recall": 1.0, "short_tails": 1, "short_tails_flagged": 0}
     with pytest.raises(score.LabelError, match="tail 'tiny'"):
         score.parse_label(label(tail="tiny"), "t")
+
+
+def test_held_out_repositories_are_scored_apart_from_the_tuned_ones() -> None:
+    """Repositories marked `held_out` in the manifest get their own recall and precision next to
+    those the analyzer was tuned on; with none held out there are no groups."""
+    tuned = score.parse_label(label(id="tuned-01"), "t")
+    held = score.parse_label(label(id="held-01", repo="acme/new", volatile=[5, 5], lands=[5, 6]), "t")
+    findings = [score.Finding("acme/shop", "shop/app.py", 11, "PC001", "error", "m"),
+                score.Finding("acme/new", "shop/app.py", 30, "PC001", "warning", "m")]
+    judged = {("acme/new", "shop/app.py", 30, "PC001"): [{"verdict": False, "reason": "r", "message_start": ""}]}
+    manifest = [{"repo": "acme/shop"}, {"repo": "acme/new", "held_out": "2026-12-04"}]
+    per_repo = {"acme/shop": {"lines": 100}, "acme/new": {"lines": 50}}
+    groups = score.group_summaries(manifest, [tuned, held], findings, judged, per_repo)
+    assert (groups["tuned"]["repos"], groups["tuned"]["found"], groups["tuned"]["unjudged"]) == (1, 1, 1)
+    assert (groups["held_out"]["repos"], groups["held_out"]["found"], groups["held_out"]["judged"],
+            groups["held_out"]["precision"]) == (1, 0, 1, 0.0)
+    assert score.group_summaries([{"repo": "acme/shop"}], [tuned], findings, {}, per_repo) == {}

@@ -301,6 +301,24 @@ def summary(result: Score, lines: int) -> dict[str, Any]:
     }
 
 
+def group_summaries(manifest: list[dict[str, Any]], labels: list[Label], findings: list[Finding],
+                    judged: dict[tuple[str, str, int, str], list[dict[str, Any]]],
+                    per_repo: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The same figures for the repositories the analyzer was tuned on and for those held out
+    (`held_out: <date>` in manifest.yaml: added after the analyzer was written, first scored as
+    found). Empty when nothing is held out."""
+    held = {entry["repo"] for entry in manifest if entry.get("held_out")}
+    if not held:
+        return {}
+    groups = {}
+    for name, repos in (("tuned", {e["repo"] for e in manifest} - held), ("held_out", held)):
+        result = score([label for label in labels if label.repo in repos],
+                       [finding for finding in findings if finding.repo in repos], judged)
+        data = summary(result, sum(row["lines"] for repo, row in per_repo.items() if repo in repos))
+        groups[name] = {**data, "repos": len(repos & set(per_repo))}
+    return groups
+
+
 # --- exporting and running -------------------------------------------------------------------
 
 def git_dir(snapshots: Path, repo: str) -> Path:
@@ -389,6 +407,12 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
     print(f"precision over judged findings {_pct(data['precision'])}  ({data['judged_true']} true of "
           f"{data['judged']} judged; {data['unjudged']} of {data['findings']} findings not judged yet)")
     print(f"findings (error+warning) per 100k lines: {data['findings_per_100k_lines']}")
+    for name, group in data.get("groups", {}).items():
+        title = "the repositories it was tuned on" if name == "tuned" else "held out (added after the analyzer)"
+        print(f"  {title}: {group['repos']} repositories, recall {_pct(group['recall'])} ({group['found']} of "
+              f"{group['labels']['bust']}), precision {_pct(group['precision'])} ({group['judged_true']} of "
+              f"{group['judged']} judged, {group['unjudged']} not judged), safe flagged {group['safe_violated']} "
+              f"of {group['labels']['safe']}")
     rule = data["issue18_rule"]
     print(f"by issue 18's rule (the short tails of tail_audit.md as look-alikes): recall {_pct(rule['recall'])} "
           f"({rule['found']} of {rule['busts']}); short tails flagged: {rule['short_tails_flagged']} of "
@@ -557,6 +581,7 @@ def main(argv: list[str] | None = None) -> int:
     result = score(labels, findings, judged)
     data = summary(result, sum(row["lines"] for row in per_repo.values()))
     data["per_repo"] = per_repo
+    data["groups"] = group_summaries(chosen, labels, findings, judged, per_repo)
     if args.write_unjudged:
         with args.write_unjudged.open("w", encoding="utf-8") as out:
             for finding in result.unjudged:
