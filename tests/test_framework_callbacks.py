@@ -45,11 +45,12 @@ dashboard_agent = Agent(name="DashboardAgent", model="gemini-2.5-flash", instruc
 
 def test_an_instruction_provider_reading_the_run_state_before_the_guidelines(tmp_path: Path) -> None:
     """INVALID: ADK calls the provider before every model call; tools change the state, so the
-    guidelines after it and the session history never stay a cached prefix."""
+    guidelines after it and the run's steps, which ADK sends after the instructions, never stay a
+    cached prefix: an error, the history being known to follow a function given as instructions."""
     found = findings(tmp_path, INSTRUCTION_PROVIDER_APP)
     assert [(path, line) for path, line, _, _ in found] == [("agent/instructions.py", 5)]
     _, _, severity, message = found[0]
-    assert severity == "warning"
+    assert severity == "error" and "(assumed:" not in message
     assert "run-state `context.state`" in message and "Agent() instructions" in message
     assert "the framework calls this function again before every model call" in message
 
@@ -87,7 +88,7 @@ def dynamic_instructions(context: RunContextWrapper, agent: Agent) -> str:
 support = Agent(name="support", instructions=dynamic_instructions)
 '''}
     found = findings(tmp_path, files)
-    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent/support.py", 6, "warning")]
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("agent/support.py", 6, "error")]
     assert found[0][3].startswith("per-request clock `datetime.now()` comes before ")
 
 

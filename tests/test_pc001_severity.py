@@ -144,17 +144,18 @@ def test_assumed_history_needs_2000_known_characters_for_an_error(tmp_path: Path
     assert pc001(tmp_path / "a", clock_assembled(2000)) == [
         ("error", f"per-request clock `datetime.now()` comes before 2,000 characters of stable text "
                   f"{THEN_HISTORY} in the `{ASSEMBLY}` prompt; {PER_REQUEST}")]
-    assert pc001(tmp_path / "b", clock_assembled(1999)) == [
-        ("warning", f"per-request clock `datetime.now()` comes before 1,999 characters of stable text "
-                    f"{THEN_HISTORY} in the `{ASSEMBLY}` prompt; {PER_REQUEST} {ASSUMED}")]
 
 
-def test_assumed_history_below_1000_known_characters_is_info(tmp_path: Path) -> None:
-    assert [s for s, _ in pc001(tmp_path / "a", clock_assembled(1000))] == ["warning"]
-    assert pc001(tmp_path / "b", clock_assembled(999)) == [
-        ("info", f"per-request clock `datetime.now()` comes before 999 characters of stable text {THEN_HISTORY} "
-                 f"in the `{ASSEMBLY}` prompt; only 999 characters of known stable text follow, so the loss "
+def test_assumed_history_below_2000_known_characters_is_info(tmp_path: Path) -> None:
+    """A one-shot judge or extractor with 250-450 tokens after a clock is the look-alike: below
+    about 500 tokens, what a call that may be sent once loses is not worth a warning (a
+    framework's run state, whose framework sends the run's steps after it, needs 1,000:
+    test_framework_callbacks)."""
+    assert pc001(tmp_path / "a", clock_assembled(1999)) == [
+        ("info", f"per-request clock `datetime.now()` comes before 1,999 characters of stable text {THEN_HISTORY} "
+                 f"in the `{ASSEMBLY}` prompt; only 1,999 characters of known stable text follow, so the loss "
                  f"depends on a conversation history being sent after it (info) {ASSUMED}")]
+    assert [s for s, _ in pc001(tmp_path / "b", clock_assembled(999))] == ["info"]
 
 
 def test_assumed_history_with_no_known_text_after(tmp_path: Path) -> None:
@@ -210,8 +211,9 @@ def build(question: str, retriever) -> list:
     docs = retriever.search(question)
     return [{"role": "system", "content": f"Documents:\\n{docs}\\n" + RULES * 2}]
 ''') == [("info", "per-request retrieval `retriever.search(question)` comes before 1,120 characters of stable "
-                  f"text {THEN_HISTORY} in the `{ASSEMBLY}` prompt; {PER_REQUEST}; whether a conversation "
-                  f"history follows is not known here (info) {ASSUMED} {RETRIEVAL}")]
+                  f"text {THEN_HISTORY} in the `{ASSEMBLY}` prompt; only 1,120 characters of known stable text "
+                  f"follow, so the loss depends on a conversation history being sent after it (info) {ASSUMED} "
+                  f"{RETRIEVAL}")]
 
 
 def test_explicit_cache_provider_without_a_breakpoint(tmp_path: Path) -> None:

@@ -124,6 +124,15 @@ class MessageManager:
         if len(history_items) > keep_last + 1:
             self.state.agent_history_items = [history_items[0]] + history_items[-keep_last:]
 ''', [((5, 13, 5, 93), "`history_items` keeps its first message and only the latest ones after it" + CUT)]),
+    "the oldest message popped into a name while over a token limit, its tool result after it": ('''
+def truncate_messages(messages: list, max_prompt_size: int) -> list:
+    # [{"role": ...}] for the llm
+    while count_tokens(messages) > max_prompt_size and len(messages) > 1:
+        dropped_message = messages.pop(0)
+        if dropped_message.get("tool_calls") and messages:
+            messages.pop(0)  # its tool result: the same window
+    return messages
+''', [((4, 9, 4, 42), "`messages` loses an earlier message each time it is over its limit" + CUT)]),
     "part of an earlier message deleted under a budget": ('''
 def drop_images(conversation: list, max_images: int) -> None:
     # {"role": "user", "content": [...]} for the llm

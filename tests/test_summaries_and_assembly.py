@@ -18,6 +18,7 @@ from promptlint.analysis.index import subclass_index
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import UNTRACEABLE
 from promptlint.analysis.summaries import (
+    HEAD,
     SYSTEM,
     first_call_test,
     infer_wrappers,
@@ -64,6 +65,8 @@ def chat(self, system, history, conf):
     return self.client.chat.completions.create(model="m", messages=history)
 ''', method=True)
     assert (0, "system", SYSTEM) in flows
+    # Put in front of the list the caller hands over: the caller's conversation follows it.
+    assert (0, "system", HEAD) in flows
     assert not any(param == "conf" and target == SYSTEM for _, param, target in flows)
 
 

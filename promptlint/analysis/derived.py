@@ -29,6 +29,7 @@ ASSIGNED = re.compile(r"assigned to `([A-Za-z_][\w.]*)`")
 RETURNED_BY = re.compile(r"returned by `([^`]+)`")
 NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
 DERIVED = "request-derived"  # the origin category of request-derived holes
+RUN_STATE = "run-state"  # the origin category of a framework's run state read by a callback
 CONVERSATION = "taken by its name to be the conversation so far, which grows with every turn"
 ONE_ITEM_METHODS = frozenset({"get", "pop", "index", "count"})  # on the conversation: not its text
 

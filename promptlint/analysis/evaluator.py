@@ -22,6 +22,7 @@ from promptlint.analysis import templates
 from promptlint.analysis.derived import (
     DERIVED,
     ONE_ITEM_METHODS,
+    RUN_STATE,
     derived_names,
     input_names,
     local_names,
@@ -1817,7 +1818,7 @@ class Evaluator:
         expression = frame.module.snippet(node)
         where = frame.module.location(node)
         return Unknown(Hole(Volatility.PER_REQUEST, expression, None,
-                            origin=Origin(where, expression, "run-state", Volatility.PER_REQUEST),
+                            origin=Origin(where, expression, RUN_STATE, Volatility.PER_REQUEST),
                             assumption=f"`{expression}` is the agent run's state: tools change it during the run, "
                                        f"and the framework calls this function again before every model call"))
 
@@ -2062,7 +2063,7 @@ class Evaluator:
         text = self.message_text(kwargs.get, args)
         what = f"{info.name}() (role {role!r} by default)"
         if role in self.knowledge.system_roles:
-            self.assembled(frame, node, what, text)
+            self.assembled(frame, node, what, text, messages=self.history_written_after(frame, node))
         elif role in self.knowledge.user_roles:
             self.user_turn(frame, self.content_node(node), what, text)
 
@@ -2106,7 +2107,8 @@ class Evaluator:
         # Every call passes here, most without keywords: those skip the keyword scans.
         role_key = next((k for k in self.knowledge.role_keys if k in kwargs), None) if kwargs else None
         if role_key is not None and self.is_system_role(kwargs[role_key]):
-            self.assembled(frame, node, f"{role_key}= keyword", self.message_text(kwargs.get, args))
+            self.assembled(frame, node, f"{role_key}= keyword", self.message_text(kwargs.get, args),
+                           messages=self.history_written_after(frame, node))
         elif role_key is not None and self.is_user_role(kwargs[role_key]):
             self.user_turn(frame, self.content_node(node), f"{role_key}= keyword", self.message_text(kwargs.get, args))
         func = node.func
@@ -2145,14 +2147,18 @@ class Evaluator:
                 slot = found[0][0] if found[0][0].startswith("#") else "=" + found[0][0]
                 self.user_turn(frame, _slot_node(node, slot) or node, f"{short}()", found[0][1])
         elif qualname in self.knowledge.agent_instructions or qualname in self.knowledge.agent_settings:
-            pieces = [self.instructions_piece(v, short, frame)
-                      for a in self.knowledge.agent_instructions.get(qualname, ())
-                      if (v := argument(a, args, kwargs, None)) is not None and not isinstance(v, NoneVal)]
+            given = [v for a in self.knowledge.agent_instructions.get(qualname, ())
+                     if (v := argument(a, args, kwargs, None)) is not None and not isinstance(v, NoneVal)]
+            pieces = [self.instructions_piece(v, short, frame) for v in given]
             pieces += self.agent_setting_content(qualname, short, frame, node)
             if pieces:
                 text = pieces[0] if len(pieces) == 1 else Seq(tuple(pieces))
-                self.assembled(frame, node, f"{short}() instructions", text,
-                               messages=self.replayed_history(qualname, short, node))
+                # A function given as the instructions is asked again before every model call of a
+                # run, with the run's steps (tool calls and their results) sent after what it returns.
+                replayed = self.replayed_history(qualname, short, node) or (
+                    conversation(f"the run's steps, which `{short}` sends after the instructions it asks for")
+                    if any(isinstance(v, FuncVal) for v in given) else None)
+                self.assembled(frame, node, f"{short}() instructions", text, messages=replayed)
 
     @staticmethod
     def history_written_after(frame: Frame, node: ast.AST) -> Value | None:

@@ -42,6 +42,10 @@ def _followed_messages(function: ast.AST) -> dict[int, str]:
     placed: list[tuple[int, str, int]] = []  # (message node id, list name, line) for each message written
     for written in nodes_of(function, (ast.List, ast.BinOp)):
         _followed_in_place(written, found)
+    # A message held in a name first (`system = SystemMessage(...)`, then `[system, *history]`)
+    # is followed by what follows the name.
+    held = {id(stmt.value): stmt.targets[0] for stmt in nodes_of(function, ast.Assign)
+            if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)}
     for stmt in nodes_of(function, ast.stmt):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             if isinstance(stmt.value, ast.List):
@@ -60,6 +64,13 @@ def _followed_messages(function: ast.AST) -> dict[int, str]:
         copied = next((source for target, at, source in growth if target == name and at >= line), None)
         if copied is not None:
             found.setdefault(node_id, copied)
+    names = {(node.id, node.lineno): found[id(node)] for node in nodes_of(function, ast.Name) if id(node) in found}
+    for value_id, target in held.items():
+        # The first use of the name after it is bound, in a list followed by a conversation.
+        later = sorted((line, source) for (name, line), source in names.items()
+                       if name == target.id and line >= target.lineno)
+        if later:
+            found.setdefault(value_id, later[0][1])
     return found
 
 

