@@ -88,6 +88,7 @@ class Knowledge:
     user_arguments: tuple[str, ...] = ()
     request_inputs: frozenset[str] = frozenset()  # parameter names holding the request's own input
     conversation_inputs: frozenset[str] = frozenset()  # parameter names holding the conversation so far
+    observation_inputs: frozenset[str] = frozenset()  # parameter names holding what an agent's step observed
     # Framework settings that replay only the last N turns (PC009): name -> (window keywords, when keywords)
     history_windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     user_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -346,6 +347,7 @@ def load_knowledge(config: Config) -> Knowledge:
         user_arguments=tuple(sinks_raw["user_arguments"]),
         request_inputs=frozenset(sinks_raw.get("request_inputs", ())),
         conversation_inputs=frozenset(sinks_raw.get("conversation_inputs", ())),
+        observation_inputs=frozenset(sinks_raw.get("observation_inputs", ())),
         history_windows={name: (tuple(spec.get("window", ())), tuple(spec.get("when", ())))
                          for name, spec in sinks_raw.get("history_windows", {}).items()},
         user_messages=_argument_lists(sinks_raw["user_messages"]),

@@ -29,6 +29,7 @@ from promptlint.analysis.reach import definition_calls, module_definitions
 from promptlint.analysis.derived import (
     derived_names,
     input_names,
+    mark_observed,
     mark_request_derived,
     parameter_names,
     user_turn_names,
@@ -330,6 +331,8 @@ class LayoutCollector:
                      or not any(outer.contains(layout.call.location) for outer in whole))
 
     def add(self, layout: PromptLayout) -> None:
+        if self.knowledge.observation_inputs:
+            layout = mark_observed(layout, self.knowledge.observation_inputs)
         location = layout.call.location
         key = (location, layout.parts, layout.settings)
         call_key = (location.path, location.line, location.column)

@@ -65,8 +65,8 @@ def chat(self, system, history, conf):
     return self.client.chat.completions.create(model="m", messages=history)
 ''', method=True)
     assert (0, "system", SYSTEM) in flows
-    # Put in front of the list the caller hands over: the caller's conversation follows it.
-    assert (0, "system", HEAD) in flows
+    # Put in front of the list the caller hands over, which may be one user message: not a head.
+    assert (0, "system", HEAD) not in flows
     assert not any(param == "conf" and target == SYSTEM for _, param, target in flows)
 
 
@@ -2382,3 +2382,81 @@ def test_a_conversation_copied_after_a_system_message_is_known_to_follow(tmp_pat
     assert not result.errors, result.errors
     found = [(f.location.line, f.severity.value, "assumed" in f.message) for f in result.findings]
     assert found == [(14, "error", False), (22, "error", False), (25, "error", False), (30, "info", True)]
+
+
+OBSERVED_STATE_APP = {"app/operator.py": '''
+from dataclasses import dataclass
+
+from openai import OpenAI
+
+RULES = "Click only what the task needs and describe each action before taking it. " * 20
+
+
+@dataclass
+class EnvState:
+    url: str | None = None
+    screenshot: str | None = None
+    width: int = 1024
+
+
+class BrowserAgent:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+        self.messages: list = []
+
+    def instructions(self, current_state: EnvState) -> str:
+        return f"You operate a browser.\\\\nThe current URL is {current_state.url}.\\\\n" + RULES
+
+    def tools(self, current_state: EnvState) -> list:
+        return [{"type": "function", "function": {"name": "click", "description": f"Click in {current_state.width} px"}}]
+
+    def act(self, current_state: EnvState):
+        self.messages.append({"role": "user", "content": current_state.screenshot})
+        reply = self.client.chat.completions.create(
+            model="gpt-4.1", tools=self.tools(current_state),
+            messages=[{"role": "system", "content": self.instructions(current_state)}, *self.messages])
+        self.messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+
+    def act_quietly(self, current_state: EnvState):
+        self.messages.append({"role": "user", "content": f"The current URL is {current_state.url}."})
+        reply = self.client.chat.completions.create(
+            model="gpt-4.1", messages=[{"role": "system", "content": RULES}, *self.messages])
+        self.messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+'''}
+
+
+def test_what_an_agent_step_observed_in_its_system_prompt_changes_every_step(tmp_path: Path) -> None:
+    """INVALID: a browser agent writes the page it is on (`current_state.url`, a parameter named
+    like an observation: rules/prompt_sinks.yaml observation_inputs) into the instructions it
+    builds on every step, ahead of the steps it re-sends (khoj's operator). Reported where the URL
+    is written, not read as the field's default (`url: str | None = None` is what the caller sets).
+    VALID: the display size read from the same state for the tool, and the URL in the step's own
+    user message (`act_quietly`)."""
+    found = findings(tmp_path, OBSERVED_STATE_APP)
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/operator.py", 21, "error")]
+    assert found[0][3].startswith("per-request observation `current_state.url` comes before ")
+
+
+def test_a_parameter_typed_by_a_project_class_holds_the_callers_fields(tmp_path: Path) -> None:
+    """`opts: Options` says what `opts` is, not what its fields hold: the policy read from it is
+    the caller's (of unknown length), not the class's 3,000-character default."""
+    found = findings(tmp_path, {"app/answer.py": '''
+from dataclasses import dataclass
+from datetime import datetime
+
+from openai import OpenAI
+
+
+@dataclass
+class Options:
+    policy: str = "Follow the refund policy. " * 120
+
+
+def answer(opts: Options, history: list):
+    system = f"Now: {datetime.now()}\\\\n{opts.policy}"
+    return OpenAI().chat.completions.create(model="gpt-4.1", messages=[{"role": "system", "content": system},
+                                                                        *history])
+'''})
+    assert [(path, line) for path, line, _, _ in found] == [("app/answer.py", 13)]
+    # Only the line break is known text; the default would have made it 3,000 characters.
+    assert found[0][3].startswith("per-request clock `datetime.now()` comes before 2 characters of stable text")

@@ -31,6 +31,7 @@ NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
 DERIVED = "request-derived"  # the origin category of request-derived holes
 RUN_STATE = "run-state"  # the origin category of a framework's run state read by a callback
 CONVERSATION = "taken by its name to be the conversation so far, which grows with every turn"
+OBSERVED = "observation"  # the origin category of what an agent's step observed (a page, an environment)
 ONE_ITEM_METHODS = frozenset({"get", "pop", "index", "count"})  # on the conversation: not its text
 
 
@@ -194,6 +195,27 @@ def mark_request_derived(layout: PromptLayout, derived: set[str], inputs: set[st
 def _mark_part(part: Part, mark: Callable[[Hole], Hole]) -> Part:
     segments = tuple(mark(seg) if isinstance(seg, Hole) else seg for seg in part.segments)
     return replace(part, segments=segments) if segments != part.segments else part
+
+
+def mark_observed(layout: PromptLayout, names: frozenset[str]) -> PromptLayout:
+    """The layout with the unknown holes read from a step's observation (an expression starting
+    with a name in rules/prompt_sinks.yaml ``observation_inputs``: `current_state.url`) made
+    per-step, where they are written into the text; the tools are left alone (a display size
+    read from the state is not what changes)."""
+    def mark(hole: Hole) -> Hole:
+        head = WORD.match(hole.expression.strip())
+        if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None \
+                or hole.location is None or head is None or head.group(0) not in names:
+            return hole
+        source = f"`{head.group(0)}`"
+        return replace(hole, volatility=Volatility.PER_REQUEST,
+                       origin=Origin(hole.location, f"observed in {source}", OBSERVED, Volatility.PER_REQUEST),
+                       assumption=f"{source} is taken by its name to be what this step of the agent observed "
+                                  f"(the environment's or the page's state, handed in anew on every step), "
+                                  f"so this text changes with every step")
+
+    marked = tuple(part if part.name in ("tools", "final_user") else _mark_part(part, mark) for part in layout.parts)
+    return replace(layout, parts=marked) if marked != layout.parts else layout
 
 
 def tag_conversation_read(hole: Hole, names: set[str], where: Location, expression: str) -> Hole:

@@ -990,6 +990,10 @@ class Evaluator:
         if isinstance(base, Mapping):
             return base.get(attr) or unknown(attr, where)
         if isinstance(base, Instance):
+            if base.typed and not any(name == attr for name, _ in base.attrs) \
+                    and any(name == attr for klass in self.mro(base.info) for name, _ in _declared_fields(klass)):
+                # `current_state.url` of `current_state: EnvState`: the caller's value, not the default.
+                return unknown(frame.module.snippet(node) if node is not None else attr, where)
             return self.instance_attribute(base, attr, frame, where)
         if isinstance(base, ClassVal):
             if self.is_library_model(f"{base.info.qualname}.{attr}"):
@@ -1794,7 +1798,7 @@ class Evaluator:
         if isinstance(value, ClassVal) and value.info.qualname in self.knowledge.types:
             return Obj(self.knowledge.types[value.info.qualname])  # the library's own tree (semantic-kernel's)
         if isinstance(value, ClassVal) and frame.depth < MAX_DEPTH:
-            return Instance(value.info)
+            return Instance(value.info, typed=True)
         return None
 
     def request_conversation(self, base: Obj, attr: str, node: ast.AST | None, frame: Frame) -> Value | None:

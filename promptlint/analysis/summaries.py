@@ -56,8 +56,7 @@ ONCE = "once"  # system content set on the object's first call only (`if self.tu
 # Slot prefixes: "s#0" (system text), "u=prompt" (user turn), "m=messages" (the whole message list
 # an LLM call sends: the caller that builds it knows the request's full order), "h#0" (next to an
 # "s" slot: the system text is written over the head of a list the object keeps,
-# `self.messages[0] = {"role": "system", ...}`, or put in front of the list the caller hands over,
-# `history.insert(0, {"role": "system", ...})`, so the conversation in that list follows it).
+# `self.messages[0] = {"role": "system", ...}`, so the conversation in that list follows it).
 # "n=model" (the model name of the LLM call further down). "o#0": system text too, but set only in
 # a first-call branch (`if self.turn_count == 0:`), so once per conversation.
 KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m", MODEL: "n", ONCE: "o"}
@@ -406,16 +405,12 @@ def _carriers(walked: list[ast.AST], params: set[str], conversions: bool = False
 
 def _list_heads(walked: list[ast.AST]) -> set[int]:
     """The dicts written over the first item of a list that already holds messages
-    (``self.messages[0] = {...}``) or put in front of what it holds (``history.insert(0, {...})``):
-    ids of the dict nodes."""
-    written = {id(item.value) for item in of_kind(walked, ast.Assign) if isinstance(item.value, ast.Dict)
-               and any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == 0
-                       for t in item.targets)}
-    inserted = {id(call.args[1]) for call in of_kind(walked, ast.Call)
-                if isinstance(call.func, ast.Attribute) and call.func.attr == "insert" and len(call.args) == 2
-                and isinstance(call.args[0], ast.Constant) and call.args[0].value == 0
-                and isinstance(call.args[1], ast.Dict)}
-    return written | inserted
+    (``self.messages[0] = {...}``): ids of the assigned dict nodes. Not `history.insert(0, {...})`
+    into a list the caller hands over: the caller may hand one user message (ragflow's one-shot
+    `chat(system, [{"role": "user", ...}])`), and the slot would claim a conversation up the chain."""
+    return {id(item.value) for item in of_kind(walked, ast.Assign) if isinstance(item.value, ast.Dict)
+            and any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == 0
+                    for t in item.targets)}
 
 
 def _carrying_targets(target: ast.AST) -> list[str]:

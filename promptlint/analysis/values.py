@@ -117,6 +117,9 @@ class ClassVal:
 class Instance:
     info: Any  # ClassInfo
     attrs: tuple[tuple[str, "Value"], ...] = ()
+    # Only its type is known (a parameter annotated with the class): its declared fields hold what
+    # the caller set, not the class's defaults.
+    typed: bool = False
 
 
 @dataclass(frozen=True)

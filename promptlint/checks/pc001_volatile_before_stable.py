@@ -437,7 +437,7 @@ class Bundle:
 from datetime import datetime, timezone
 async def dialog(bundle, config, messages):
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-    return await bundle.chat_delta(f"Now: {stamp}. " + "Answer from the knowledge base. " * 60, messages)
+    return await bundle.chat_delta(f"Now: {stamp}. " + "Answer from the knowledge base. " * 70, messages)
 """,
         },
         # Request-derived: documents retrieved for the question, in the system prompt.
