@@ -565,3 +565,60 @@ def reply(history: list, question: str):
 ''')
     found = findings(root)
     assert [(f.rule, f.severity.value, f.location.line) for f in found] == [("PC001", "error", 6)]
+
+
+KHOJ_CHAT = '''
+from google import genai
+from openai import OpenAI
+
+PERSONALITY = "You are a helpful personal assistant. Answer from the notes you are given. " * 40
+NOTES = "Use my personal notes and our past conversations to inform your response. " * 30
+
+
+def rebuild(user_name: str, chat_history: list, query: str) -> list:
+    messages = [{"role": "system", "content": PERSONALITY + f"\\\\nUser's Name: {user_name}"}]
+    for chat in chat_history:
+        role = "user" if chat.by == "you" else "assistant"
+        messages.append({"role": role, "content": NOTES + chat.context})
+        messages.append({"role": role, "content": chat.message})
+    messages.append({"role": "user", "content": query})
+    return messages
+
+
+def to_gemini(messages: list) -> tuple:
+    system = ""
+    contents = []
+    for message in messages:
+        if message["role"] == "system":
+            system += "\\\\n\\\\n" + message["content"]
+        else:
+            contents.append({"role": message["role"], "parts": [{"text": message["content"]}]})
+    return system, contents
+
+
+def answer_with_gemini(request, chat_history: list, query: str):
+    system, contents = to_gemini(rebuild(request.user.name, chat_history, query))
+    return genai.Client().models.generate_content(model="gemini-2.5-flash", contents=contents,
+                                                  config={"system_instruction": system})
+
+
+def answer_with_openai(request, chat_history: list, query: str):
+    return OpenAI().chat.completions.create(model="gpt-4.1", messages=rebuild(request.user.name, chat_history, query))
+'''
+
+
+def test_a_users_name_before_only_their_own_conversation_is_quiet(tmp_path: Path) -> None:
+    """VALID (khoj): the user's name ends the system prompt, and what follows is that user's own
+    conversation, rebuilt from the stored chat with a fixed note template in its turns. The
+    template text is the conversation's own (no other user shares a prefix after the name), and a
+    formatter that moves the system messages into Gemini's system instruction moves only those:
+    a message whose role is known is what it is."""
+    assert findings(write_tree(tmp_path, {"app/chat.py": KHOJ_CHAT})) == []
+
+
+def test_a_users_name_before_shared_instructions_is_still_reported(tmp_path: Path) -> None:
+    """INVALID: the same name ahead of the personality text, which every user shares."""
+    chat = KHOJ_CHAT.replace('PERSONALITY + f"\\\\nUser\'s Name: {user_name}"', 'f"User\'s Name: {user_name}\\\\n" + PERSONALITY')
+    assert chat != KHOJ_CHAT
+    found = findings(write_tree(tmp_path, {"app/chat.py": chat}))
+    assert {(f.rule, f.severity.value, f.location.line) for f in found} == {("PC001", "warning", 9)}

@@ -226,6 +226,16 @@ def _escaped_breaks(node: ast.Constant, module: ModuleInfo, first_column: int) -
 OLD_FSTRING_POSITIONS = sys.version_info < (3, 12)
 
 
+def _is_role_access(node: ast.expr) -> bool:
+    """`m.role`, `m["role"]` or `m.get("role")`."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "role"
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == "role"
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+        and bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value == "role"
+
+
 def _known_truth(value: Value) -> bool | None:
     """The truth of a flag whose value is known: None, a bool literal, a number; else None."""
     if isinstance(value, NoneVal):
@@ -430,7 +440,12 @@ class Evaluator:
             self.run_block(stmt.body, frame)
             frame.import_time = True
         elif isinstance(stmt, ast.If):
-            if isinstance(self.eval(stmt.test, frame), NoneVal):
+            role_test = self.known_role_test(stmt.test, frame)
+            if role_test is not None:
+                # `if message.role == "system":` of a message whose role is known: a message is
+                # what it is (not a setting at its default), so only its branch runs.
+                self.run_block(stmt.body if role_test else stmt.orelse, frame)
+            elif isinstance(self.eval(stmt.test, frame), NoneVal):
                 self.run_block(stmt.orelse, frame)  # `if name:` with the parameter left at None
             else:
                 self.run_branches(stmt, frame)
@@ -473,6 +488,23 @@ class Evaluator:
             self.eval(stmt.subject, frame)
             for case in stmt.cases:
                 self.run_block(case.body, frame)
+
+    def known_role_test(self, test: ast.expr, frame: Frame) -> bool | None:
+        """The outcome of comparing a message's role with a role name (`m["role"] == "system"`,
+        `m.role != "user"`, `m.get("role") == "system"`) when the message's role is a known
+        literal; None otherwise."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+            return None
+        sides = (test.left, test.comparators[0])
+        name = next((side.value for side in sides if isinstance(side, ast.Constant) and isinstance(side.value, str)),
+                    None)
+        access = next((side for side in sides if _is_role_access(side)), None)
+        if name is None or access is None:
+            return None
+        role = literal_text(self.eval(access, frame))
+        if role is None:
+            return None
+        return (role == name) == isinstance(test.ops[0], ast.Eq)
 
     def run_branches(self, stmt: ast.If, frame: Frame) -> None:
         # Both branches run; a value assigned only behind a change-detection guard

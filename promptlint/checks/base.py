@@ -85,6 +85,10 @@ class StableAfter:
     unknown_length: bool
     parts: tuple[str, ...]
     assumed: str | None = None  # set when the only history after it is assumed (a partial layout)
+    # Stable text before the conversation's own turns: what other conversations would share. The
+    # turns a conversation replays (its earlier messages, template text included) are its own.
+    shared_chars: int = 0
+    shared_unknown_length: bool = False
 
     @property
     def only_assumed(self) -> bool:
@@ -96,8 +100,10 @@ class StableAfter:
         """Whether enough follows to lose; ``shared_only``: count only content shared across
         conversations (for a value that is itself the same for a whole conversation)."""
         # Nothing at all after it loses nothing, whatever `min-stable-chars` says.
+        if shared_only:
+            return self.shared_unknown_length or 0 < self.shared_chars and self.shared_chars >= context.min_stable_chars
         enough_text = self.chars > 0 and self.chars >= context.min_stable_chars
-        return (self.history and not shared_only) or self.unknown_length or enough_text
+        return self.history or self.unknown_length or enough_text
 
     def describe(self) -> str:
         pieces = []
@@ -114,6 +120,7 @@ class StableAfter:
 def stable_after(layout: PromptLayout, index: int) -> StableAfter:
     chars, history, unknown_length, parts = 0, False, False, []
     known_history, assumed = False, None
+    shared_chars, shared_unknown, in_conversation = 0, False, False
     segments = layout.segments()
     # A value inside a conversation turn (not the system prompt) is replayed as written when that
     # turn becomes history; the messages written after it in the same list are this call's own
@@ -124,8 +131,10 @@ def stable_after(layout: PromptLayout, index: int) -> StableAfter:
             continue
         if part == "final_user" and not (isinstance(seg, Literal)):
             break  # the user's own text: what follows it was never a shared prefix
+        in_conversation = in_conversation or part in EARLIER_TURNS or isinstance(seg, Hole) and seg.is_history
         if isinstance(seg, Literal) and seg.text.strip():
             chars += len(seg.text)
+            shared_chars += 0 if in_conversation else len(seg.text)
             parts.append(part)
         elif isinstance(seg, Hole):
             if in_turn and part in TURN_PARTS:
@@ -139,8 +148,10 @@ def stable_after(layout: PromptLayout, index: int) -> StableAfter:
                     known_history = True
             elif seg.volatility is Volatility.STABLE:
                 unknown_length = True
+                shared_unknown = shared_unknown or not in_conversation
                 parts.append(part)
-    return StableAfter(chars, history, unknown_length, tuple(parts), None if known_history else assumed)
+    return StableAfter(chars, history, unknown_length, tuple(parts), None if known_history else assumed,
+                       shared_chars, shared_unknown)
 
 
 def volatile_holes(layout: PromptLayout) -> Iterable[tuple[int, str, Hole]]:

@@ -80,51 +80,51 @@ alone.
 
 ## Known problems
 Severity follows how often the value changes, and the message says what that scope costs:
-per-request values are errors (warnings when less than about 500 tokens of stable text follow and
-no history is known to follow; `info` when, judged at an assembly point with the history only
-assumed, less than about 500 tokens of known text follow, because a one-shot call then loses next
-to nothing: a framework's run state, read by a callback that runs before every model call of a
-run, is a warning from about 250 tokens), per-user values warnings and only when stable text shared across conversations
-follows (the history of one conversation is theirs anyway), per-session values (computed once for
-a conversation and reused, such as a task typed at the console or a time stored when the session
-starts: the stable text after it misses once per conversation, on its first request) `info`, or a
-warning when at least ~500 tokens (2,000 characters) of stable text follow, which every new
-conversation prefills again, per-day values `info` (the cache goes cold once a day),
-once-per-process values `info` (workers do not share a prefix). `info` findings are shown with
-`--show-info`. Request-derived, retrieved and recalled content whose estimate loses nothing at any
-provider the call may reach (the whole prompt's stable text stays below every minimum cacheable
-prefix: moving it would cache nothing more) is `info`, with the estimate's words; a clock or an id
-there stays a warning that says so. On a provider that caches only at explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call with no
-breakpoint caches nothing as written: a clock, id or counter there is a warning that says so (the
-estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or recalled
-content is `info` (it costs nothing today). Request-derived, retrieved or recalled content followed
-by text that mostly repeats instructions given before it (a "sandwich" around the documents, as
-graphrag's search prompts do on purpose) is `info`: moving the content would only drop the repeat.
-So is such content followed by less than ~500 tokens of fixed text before other request content
-(`{documents}`, one sentence, `Question: {q}`); the fields of the same looked-up content (each
-document's title and text, with a bullet between them) are one block, counted after its last piece.
-A value inside an earlier user, assistant or tool message counts only literal text and a spliced
-history after it as lost: the messages written after it in the same list are this call's own
+per-request values are errors (warnings when less than about 500 tokens of stable text follow and no
+history is known to follow; `info` when, judged at an assembly point with the history only assumed,
+less than about 500 tokens of known text follow, because a one-shot call then loses next to nothing:
+a framework's run state, read by a callback that runs before every model call of a run, is a warning
+from about 250 tokens), per-user values warnings and only when stable text shared across
+conversations follows (the history of one conversation is theirs anyway, the fixed template text of
+its earlier turns included), per-session values (computed once for a conversation and reused, such
+as a task typed at the console or a time stored when the session starts: the stable text after it
+misses once per conversation, on its first request) `info`, or a warning when at least ~500 tokens
+(2,000 characters) of stable text follow, which every new conversation prefills again, per-day
+values `info` (the cache goes cold once a day), once-per-process values `info` (workers do not share
+a prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and recalled
+content whose estimate loses nothing at any provider the call may reach (the whole prompt's stable
+text stays below every minimum cacheable prefix: moving it would cache nothing more) is `info`, with
+the estimate's words; a clock or an id there stays a warning that says so. On a provider that caches
+only at explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call
+with no breakpoint caches nothing as written: a clock, id or counter there is a warning that says so
+(the estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or
+recalled content is `info` (it costs nothing today). Request-derived, retrieved or recalled content
+followed by text that mostly repeats instructions given before it (a "sandwich" around the
+documents, as graphrag's search prompts do on purpose) is `info`: moving the content would only drop
+the repeat. So is such content followed by less than ~500 tokens of fixed text before other request
+content (`{documents}`, one sentence, `Question: {q}`); the fields of the same looked-up content
+(each document's title and text, with a bullet between them) are one block, counted after its last
+piece. A value inside an earlier user, assistant or tool message counts only literal text and a
+spliced history after it as lost: the messages written after it in the same list are this call's own
 content, and the turn itself is replayed as written. A turn that the same expression writes again
-later in the list (a chat loop appending each new message) is history, not flagged: appending to
-the end of the conversation keeps its prefix. Whatever the scope, an `error` or `warning` whose
-estimate loses less than a cache block (64 tokens) for every provider, with nothing of unknown
-length after it, is reported as a `warning` whose message gives the estimated loss and the reason
-(the stable text is below the providers' minimum). Values stored on an object in `__init__` are
-assumed to live for one conversation, and so is system content assembled behind a first-call test
-of the object (`if self.turn_count == 0:`, `if self._plan is None:`, `if len(self.steps) == 0:`,
-as Agent-S's manager sets its system prompt with the retrieved experience on the first step of a
-task): per-session, with the severity above; a flag in the test (`if self.use_memory:`) is not such
-a test. Unknown values (parameters, I/O) are not flagged unless they are derived from the final
-user turn, named like the request's input, or returned by a lookup.
-Inferred wrappers are matched by the callee's last name (every project definition of that name), so
-a volatile value passed to an unrelated function of the same name as a wrapper is reported too; a
-lookup keyed by a constant is not request-derived. For the same reason, the LLM calls such a
-finding names (the calls the wrapper sends the prompt with) are those of every project definition
-of that name, at most 16; the estimate prices it as their provider only when they all have one,
-and with the model the wrapper call names when it names one. One prompt gets one finding, at its first value;
-a later value that changes as often is listed on it ("also changes here: move it too"), since
-moving only the first would not fix the prompt.
+later in the list (a chat loop appending each new message) is history, not flagged: appending to the
+end of the conversation keeps its prefix. Whatever the scope, an `error` or `warning` whose estimate
+loses less than a cache block (64 tokens) for every provider, with nothing of unknown length after
+it, is reported as a `warning` whose message gives the estimated loss and the reason (the stable
+text is below the providers' minimum). Values stored on an object in `__init__` are assumed to live
+for one conversation, and so is system content assembled behind a first-call test of the object (`if
+self.turn_count == 0:`, `if self._plan is None:`, `if len(self.steps) == 0:`, as Agent-S's manager
+sets its system prompt with the retrieved experience on the first step of a task): per-session, with
+the severity above; a flag in the test (`if self.use_memory:`) is not such a test. Unknown values
+(parameters, I/O) are not flagged unless they are derived from the final user turn, named like the
+request's input, or returned by a lookup. Inferred wrappers are matched by the callee's last name
+(every project definition of that name), so a volatile value passed to an unrelated function of the
+same name as a wrapper is reported too; a lookup keyed by a constant is not request-derived. For the
+same reason, the LLM calls such a finding names (the calls the wrapper sends the prompt with) are
+those of every project definition of that name, at most 16; the estimate prices it as their provider
+only when they all have one, and with the model the wrapper call names when it names one. One prompt
+gets one finding, at its first value; a later value that changes as often is listed on it ("also
+changes here: move it too"), since moving only the first would not fix the prompt.
 
 ## Fix safety
 No automatic fix: moving content changes what the model reads. `--unsafe-fixes` offers to move an
