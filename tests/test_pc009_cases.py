@@ -133,6 +133,17 @@ def truncate_messages(messages: list, max_prompt_size: int) -> list:
             messages.pop(0)  # its tool result: the same window
     return messages
 ''', [((4, 9, 4, 42), "`messages` loses an earlier message each time it is over its limit" + CUT)]),
+    "the first item kept in a list, then extended with the latest ones, once over the limit": ('''
+class MessageManager:
+    def agent_history_description(self) -> str:
+        # {"role": ...} messages for the llm
+        total_items = len(self.state.agent_history_items)
+        if total_items <= self.max_history_items:
+            return "\\n".join(item.to_string() for item in self.state.agent_history_items)
+        items_to_include = [self.state.agent_history_items[0].to_string(), f"[... {total_items} steps ...]"]
+        items_to_include.extend([item.to_string() for item in self.state.agent_history_items[-self.recent:]])
+        return "\\n".join(items_to_include)
+''', [((8, 9, 8, 110), "`self.state.agent_history_items` keeps its first message and only the latest ones after it" + CUT)]),
     "part of an earlier message deleted under a budget": ('''
 def drop_images(conversation: list, max_images: int) -> None:
     # {"role": "user", "content": [...]} for the llm

@@ -4,7 +4,8 @@ r"""PC009 sliding-history-window.
 Finds conversation histories that are cut from the front or the middle one message at a time once
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens, `messages[:1] +
-messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`), the latest `n` messages
+messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`, or a list started with
+the first message and extended with the latest ones), the latest `n` messages
 after a loop that lowers `n` until they fit a limit (`messages[-n:]`, or a memory's
 `to_messages(n)` that hands out its last `n` turns: griptape's autoprune), a `get_messages()` that
 returns only the last `buffer_size` messages of what it holds, the conversation rendered as text
@@ -731,6 +732,9 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
         history = _front_slice(node.value, stored=False)
         if history is not None and history.startswith("self.") and _configured_size(node.value):
             yield Cut(node, history, f"is handed out as its last `{_slice_size(node.value)}` messages")
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+            and (history := _extends_a_kept_head(function, node.value)) is not None:
+        yield Cut(node, history, "keeps its first message and only the latest ones after it")
     elif isinstance(node, (ast.Expr, ast.Assign)) and isinstance(node.value, ast.Call):
         history = _popped(node.value)  # `history.pop(1)`, or `dropped = history.pop(1)`
         if history is not None and guarded:
@@ -933,6 +937,30 @@ def _kept_head(value: ast.expr) -> str | None:
     if lower is None or isinstance(lower, ast.Constant) or ast.unparse(tail.value) != history:
         return None
     return history
+
+
+def _extends_a_kept_head(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> str | None:
+    """`kept = [h[0].to_string(), note]` then `kept.extend(... for item in h[-n:])` (browser-use's
+    history description once over `max_history_items`): ``_kept_head`` written in two statements.
+    The history, else None."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "extend" and len(call.args) == 1
+            and isinstance(call.func.value, ast.Name)):
+        return None
+    argument = call.args[0]
+    tails = [argument] if isinstance(argument, ast.Subscript) else \
+        [generator.iter for generator in getattr(argument, "generators", [])]
+    tail = next((t for t in tails if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice)
+                 and t.slice.lower is not None and not isinstance(t.slice.lower, ast.Constant)
+                 and t.slice.upper is None), None)
+    if tail is None:
+        return None
+    history, kept = ast.unparse(tail.value), call.func.value.id
+    for stmt in nodes_of(function, ast.Assign):
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == kept \
+                and isinstance(stmt.value, ast.List) and stmt.value.elts \
+                and any(_first_items_of(sub) == history for sub in nodes_of(stmt.value.elts[0], ast.Subscript)):
+            return _history(tail.value)
+    return None
 
 
 def _first_items_of(head: ast.expr) -> str | None:
