@@ -256,6 +256,14 @@ def prompt(history: list, llm):
     return lcm.trim_messages(history, strategy="last", max_tokens=100, token_counter=llm)
 ''', [((4, 10, 4, 45), "`ConversationBufferWindowMemory`" + WINDOW),
       ((8, 12, 8, 90), "`trim_messages`" + WINDOW)]),
+    "tokentrim: the newest messages that fit a token budget, one window for both branches": ('''
+import tokentrim as tt
+def run(messages: list, system_message: str, context_window: int, max_tokens: int | None):
+    # {"role": ...} messages for the llm
+    if max_tokens:
+        return tt.trim(messages, system_message=system_message, max_tokens=context_window - max_tokens)
+    return tt.trim(messages, system_message=system_message, max_tokens=context_window)
+''', [((5, 16, 5, 104), "`trim`" + WINDOW)]),
     "messages cut out of the middle and stored back": ('''
 class AgentConvo:
     def trim(self, trim_index: int, trim_count: int) -> "AgentConvo":
@@ -498,7 +506,7 @@ def test_a_framework_file_is_read_for_windows_only_when_it_names_one() -> None:
 
     words = window_words(load_knowledge(Config()).history_windows)
     assert {"num_history_runs", "num_history_messages", "num_history_responses", "token_limit",
-            "ConversationBufferWindowMemory", "trim_messages"} == set(words)
+            "ConversationBufferWindowMemory", "trim_messages", "trim"} == set(words)
 
 
 CONVO = '''

@@ -11,8 +11,8 @@ after a loop that lowers `n` until they fit a limit (`messages[-n:]`, or a memor
 returns only the last `buffer_size` messages of what it holds, the conversation rendered as text
 (`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework
 settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
-in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`: `history_windows` in
-rules/prompt_sinks.yaml) are the same cut made by a library.
+in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`, tokentrim's `trim`:
+`history_windows` in rules/prompt_sinks.yaml) are the same cut made by a library.
 
 ## Why is this bad?
 A history that only grows is the cheapest prompt there is: every request repeats the previous one
@@ -369,7 +369,7 @@ class Conversation:
                        "prefix cache on every call")
             yield Finding(self.code, self.name, Severity.WARNING, location, message,
                           CallSite(location, "conversation history", "any"), hint=self.fix_hint)
-        seen: set[tuple[int, str]] = set()
+        seen: set[tuple[int, str, str]] = set()
         helpers = {id(h.node) for h in _helper_cut_nodes(tree)} if skip_helpers else set()
         for scope, cut in history_cuts(tree):
             if (id(scope), cut.history) in seen or id(cut.node) in helpers:
@@ -419,7 +419,8 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
     if not windows:
         return
     aliases = _import_aliases(tree)
-    for call in nodes_of(tree, ast.Call):
+    seen: set[tuple[int, str, str]] = set()
+    for scope, call in _calls_by_scope(tree):
         name = _qualified(call.func, aliases)
         spec = windows.get(name) if name else None
         if spec is None:
@@ -433,9 +434,24 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
         if isinstance(keywords.get("strategy"), ast.Constant) and keywords["strategy"].value == "first":
             continue  # keeps the oldest turns: the start stays put
         size = next((keywords[k] for k in sizes if k in keywords and not _is_off(keywords[k])), None)
-        if sizes and size is None:
+        # One finding per history a function trims (its branches calling `trim(messages, ...)` with
+        # other budgets are one window); constructors (agents) are each their own.
+        trimmed = (id(scope), name, ast.unparse(call.args[0])) if call.args else (id(call), name, "")
+        if sizes and size is None or trimmed in seen:
             continue
+        seen.add(trimmed)
         yield size or call, name
+
+
+def _calls_by_scope(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.Call]]:
+    """Each call with the innermost function around it (the module for top-level code), in source order."""
+    scopes: dict[int, ast.AST] = {}
+    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for node in nodes_of(function, ast.Call):
+            scopes[id(node)] = function  # inner functions come later in the walk and win
+    calls = nodes_of(tree, ast.Call)
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+        yield scopes.get(id(call), tree), call
 
 
 def _import_aliases(tree: ast.Module) -> dict[str, str]:
