@@ -26,25 +26,24 @@ client.chat.completions.create(model="gpt-4o", messages=[
     {"role": "user", "content": f"{question}\n\n(Current time: {datetime.now():%H:%M})"}])
 ```
 
-Prompts are judged where they are assembled, too (rules/prompt_sinks.yaml): a
-`{"role": "system"}` dict, a `role=` system message, a system-message constructor
-(`SystemMessage`, `ChatMessage.from_system`), an agent's instructions (`Agent(instructions=...)`),
-or a value passed to an *inferred wrapper*: a project function whose parameter ends up in system
-content, at any depth (`provider.chat(system, history)` → `history.insert(0, {"role": "system",
-"content": system})`), or any call with a `system_prompt=` keyword. Every provider puts system
-content before the history, so the loss is known without seeing the LLM call; the finding names
-the assembly point and says that the history after it is assumed. A system message written into a
-list that the same function then fills with a conversation (each message copied with its own role,
-`formatted += history`, `[system, *chat_history]`) and the instructions function of an agent (asked
-again before every model call of a run, the run's steps after it) have that history known to follow,
-not assumed. A system message inserted into
-a list ahead of what it holds (`messages.insert(1, {"role": "system", "content": memories})`, or a
-framework's message object: `chat_ctx.items.insert(0, llm.ChatMessage(role="system", ...))`) has
-that list's messages after it: they are known to be there, not assumed. A Semantic Kernel prompt
-function is judged where it is invoked: its template rendered with the call's `KernelArguments`,
-its `<message role="...">` tags the messages sent. A counter is an attribute that any method but
-the constructor steps by a constant (`self.remaining_turns -= 1`): read anywhere, it changes from
-one turn to the next.
+Prompts are judged where they are assembled, too (rules/prompt_sinks.yaml): a `{"role": "system"}`
+dict, a `role=` system message, a system-message constructor (`SystemMessage`,
+`ChatMessage.from_system`), an agent's instructions (`Agent(instructions=...)`), or a value passed
+to an *inferred wrapper*: a project function whose parameter ends up in system content, at any depth
+(`provider.chat(system, history)` → `history.insert(0, {"role": "system", "content": system})`), or
+any call with a `system_prompt=` keyword. Every provider puts system content before the history, so
+the loss is known without seeing the LLM call; the finding names the assembly point and says that
+the history after it is assumed. A system message written into a list that the same function then
+fills with a conversation (each message copied with its own role, `formatted += history`, `[system,
+*chat_history]`) and the instructions function of an agent (asked again before every model call of a
+run, the run's steps after it) have that history known to follow, not assumed. A system message
+inserted into a list ahead of what it holds (`messages.insert(1, {"role": "system", "content":
+memories})`, or a framework's message object: `chat_ctx.items.insert(0,
+llm.ChatMessage(role="system", ...))`) has that list's messages after it: they are known to be
+there, not assumed. A Semantic Kernel prompt function is judged where it is invoked: its template
+rendered with the call's `KernelArguments`, its `<message role="...">` tags the messages sent. A
+counter is an attribute that any method but the constructor steps by a constant
+(`self.remaining_turns -= 1`): read anywhere, it changes from one turn to the next.
 
 Values computed from the request's own input are per request too: text built from the name that
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
