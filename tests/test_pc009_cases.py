@@ -144,6 +144,23 @@ class MessageManager:
         items_to_include.extend([item.to_string() for item in self.state.agent_history_items[-self.recent:]])
         return "\\n".join(items_to_include)
 ''', [((8, 9, 8, 110), "`self.state.agent_history_items` keeps its first message and only the latest ones after it" + CUT)]),
+    "every screenshot but the last two removed from the messages": ('''
+def run(messages: list, llm):
+    # {"role": ...} messages for the llm
+    image_messages = [msg for msg in messages if msg["type"] == "image"]
+    for img_msg in image_messages[:-2]:
+        messages.remove(img_msg)
+    return llm.completion(messages=messages)
+''', [((4, 5, 5, 33), "`messages` loses its older items, all but the latest few, each time there are more" + CUT)]),
+    "every screenshot but the first and the last two removed": ('''
+def run(messages: list, llm):
+    # {"role": ...} messages for the llm
+    image_messages = [msg for msg in messages if msg["type"] == "image"]
+    if len(image_messages) > 3:
+        for img_msg in image_messages[1:-2]:
+            messages.remove(img_msg)
+    return llm.completion(messages=messages)
+''', [((5, 9, 6, 37), "`messages` loses its older items, all but the latest few, each time there are more" + CUT)]),
     "part of an earlier message deleted under a budget": ('''
 def drop_images(conversation: list, max_images: int) -> None:
     # {"role": "user", "content": [...]} for the llm
@@ -317,6 +334,14 @@ class ContextWindowFilter:
 }
 
 LEFT_ALONE = {
+    "the first few items removed, or all but the latest only logged": '''
+def run(messages: list, log):
+    # {"role": ...} messages for the llm
+    for old in messages[:3]:
+        messages.remove(old)
+    for img_msg in messages[:-2]:
+        log(img_msg)
+''',
     "a compaction: the dropped turns summarized by a model, the first and the last few kept": '''
 class MessageManager:
     async def maybe_compact_messages(self, llm, keep_last: int) -> bool:

@@ -5,7 +5,8 @@ Finds conversation histories that are cut from the front or the middle one messa
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens, `messages[:1] +
 messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`, or a list started with
-the first message and extended with the latest ones), the latest `n` messages
+the first message and extended with the latest ones, or every item but the latest few removed:
+`for image in images[:-2]: messages.remove(image)`), the latest `n` messages
 after a loop that lowers `n` until they fit a limit (`messages[-n:]`, or a memory's
 `to_messages(n)` that hands out its last `n` turns: griptape's autoprune), a `get_messages()` that
 returns only the last `buffer_size` messages of what it holds, the conversation rendered as text
@@ -96,9 +97,10 @@ MEASURE_NAME = re.compile(r"(?i)count|token|size|len|total|num")
 LIMIT_NAME = re.compile(r"(?i)max|limit|budget|context|window|allowed|threshold")
 HISTORY_NAME = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")")
 # A cheap text test before parsing: a history-named list sliced from the front, popped at an index,
-# deleted from, or rebuilt around a kept head.
+# deleted from, rebuilt around a kept head, or sliced up to its last few items (all but those removed).
 CANDIDATE = re.compile(r"(?i)(?:" + "|".join(HISTORY_WORDS) + r")\w*\s*"
-                       r"(?:\[\s*-|\[[^\]\n]{0,80}:\s*\]|\.pop\(\s*[^)\s]|\[:\s*[\w.]+\s*\]\s*\+)"
+                       r"(?:\[\s*-|\[[^\]\n]{0,80}:\s*\]|\.pop\(\s*[^)\s]|\[:\s*[\w.]+\s*\]\s*\+"
+                       r"|\[[^\]\n]{0,40}:\s*-\s*[\w.]+\s*\]\s*:)"
                        r"|\bdel\s+[\w.]*(?:" + "|".join(HISTORY_WORDS) + r")")
 
 
@@ -124,7 +126,7 @@ CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client
 # The cheap anchors of a cut, found with str.find: CANDIDATE (case-insensitive, with alternations)
 # runs only around them, since the first pass reads every file of the project (the regex alone
 # took 1.3 s over a 12 MB tree).
-ANCHORS = ("[-", "[ -", ".pop(", "del ", "[:", "len(")
+ANCHORS = ("[-", "[ -", ".pop(", "del ", "[:", "len(", ".remove(")
 CHAT_WORDS = ("role", "llm", "completion", "chat_model", "model_client", "assistant")
 # A class named like a conversation that slices a list of its own from the end (griptape's
 # `ConversationMemory.runs[-last_n:]`): its lists are the history whatever they are called.
@@ -748,6 +750,8 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
         history = _front_slice(node.value, stored=False)
         if history is not None and history.startswith("self.") and _configured_size(node.value):
             yield Cut(node, history, f"is handed out as its last `{_slice_size(node.value)}` messages")
+    elif isinstance(node, (ast.For, ast.AsyncFor)) and (history := _removes_all_but_latest(node)) is not None:
+        yield Cut(node, history, "loses its older items, all but the latest few, each time there are more")
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
             and (history := _extends_a_kept_head(function, node.value)) is not None:
         yield Cut(node, history, "keeps its first message and only the latest ones after it")
@@ -953,6 +957,25 @@ def _kept_head(value: ast.expr) -> str | None:
     if lower is None or isinstance(lower, ast.Constant) or ast.unparse(tail.value) != history:
         return None
     return history
+
+
+def _removes_all_but_latest(loop: ast.For | ast.AsyncFor) -> str | None:
+    """`for image in images[:-2]: messages.remove(image)`: every item but the latest few taken out
+    of the history (open-interpreter keeps the last two screenshots). The history, else None."""
+    window = loop.iter.slice if isinstance(loop.iter, ast.Subscript) else None
+    if not isinstance(window, ast.Slice) or window.upper is None or window.step is not None \
+            or not isinstance(loop.target, ast.Name):
+        return None
+    upper = window.upper
+    if not (isinstance(upper, ast.UnaryOp) and isinstance(upper.op, ast.USub) or _uses_len(upper)):
+        return None  # `items[:3]`: a fixed head, not all but the latest
+    for call in nodes_of(loop, ast.Call):
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "remove" and len(call.args) == 1 \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id == loop.target.id:
+            history = _history(call.func.value)
+            if history is not None:
+                return history
+    return None
 
 
 def _extends_a_kept_head(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> str | None:
