@@ -226,6 +226,16 @@ def _escaped_breaks(node: ast.Constant, module: ModuleInfo, first_column: int) -
 OLD_FSTRING_POSITIONS = sys.version_info < (3, 12)
 
 
+def _is_role_test(test: ast.expr) -> bool:
+    """A message's role compared with a role name: `m["role"] == "system"`, `m.role != "user"`,
+    `m.get("role") == "system"`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(side, ast.Constant) and isinstance(side.value, str) for side in sides) \
+        and any(_is_role_access(side) for side in sides)
+
+
 def _is_role_access(node: ast.expr) -> bool:
     """`m.role`, `m["role"]` or `m.get("role")`."""
     if isinstance(node, ast.Attribute):
@@ -439,13 +449,16 @@ class Evaluator:
             frame.import_time = False  # a script's main block runs per invocation, not at import
             self.run_block(stmt.body, frame)
             frame.import_time = True
-        elif isinstance(stmt, ast.If):
+        elif isinstance(stmt, ast.If) and _is_role_test(stmt.test):
+            # `if message.role == "system":` of a message whose role is known: a message is what
+            # it is (not a setting at its default), so only its branch runs.
             role_test = self.known_role_test(stmt.test, frame)
-            if role_test is not None:
-                # `if message.role == "system":` of a message whose role is known: a message is
-                # what it is (not a setting at its default), so only its branch runs.
+            if role_test is None:
+                self.run_branches(stmt, frame)
+            else:
                 self.run_block(stmt.body if role_test else stmt.orelse, frame)
-            elif isinstance(self.eval(stmt.test, frame), NoneVal):
+        elif isinstance(stmt, ast.If):
+            if isinstance(self.eval(stmt.test, frame), NoneVal):
                 self.run_block(stmt.orelse, frame)  # `if name:` with the parameter left at None
             else:
                 self.run_branches(stmt, frame)
@@ -490,21 +503,14 @@ class Evaluator:
                 self.run_block(case.body, frame)
 
     def known_role_test(self, test: ast.expr, frame: Frame) -> bool | None:
-        """The outcome of comparing a message's role with a role name (`m["role"] == "system"`,
-        `m.role != "user"`, `m.get("role") == "system"`) when the message's role is a known
+        """The outcome of a role test (``_is_role_test``) when the message's role is a known
         literal; None otherwise."""
-        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+        if not isinstance(test, ast.Compare):
             return None
         sides = (test.left, test.comparators[0])
-        name = next((side.value for side in sides if isinstance(side, ast.Constant) and isinstance(side.value, str)),
-                    None)
-        access = next((side for side in sides if _is_role_access(side)), None)
-        if name is None or access is None:
-            return None
-        role = literal_text(self.eval(access, frame))
-        if role is None:
-            return None
-        return (role == name) == isinstance(test.ops[0], ast.Eq)
+        name = next(side.value for side in sides if isinstance(side, ast.Constant))
+        role = literal_text(self.eval(next(side for side in sides if _is_role_access(side)), frame))
+        return None if role is None else (role == name) == isinstance(test.ops[0], ast.Eq)
 
     def run_branches(self, stmt: ast.If, frame: Frame) -> None:
         # Both branches run; a value assigned only behind a change-detection guard

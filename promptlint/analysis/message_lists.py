@@ -44,10 +44,10 @@ def _followed_messages(function: ast.AST) -> dict[int, str]:
         _followed_in_place(written, found)
     # A message held in a name first (`system = SystemMessage(...)`, then `[system, *history]`)
     # is followed by what follows the name.
-    held = {id(stmt.value): stmt.targets[0] for stmt in nodes_of(function, ast.Assign)
-            if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)}
+    held: dict[int, ast.Name] = {}
     for stmt in nodes_of(function, ast.stmt):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            held[id(stmt.value)] = stmt.targets[0]
             if isinstance(stmt.value, ast.List):
                 placed.extend((id(item), stmt.targets[0].id, stmt.lineno) for item in stmt.value.elts)
             copied = _concatenated(stmt.targets[0].id, stmt.value)

@@ -422,12 +422,9 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
         return
     aliases = _import_aliases(tree)
     seen: set[tuple[int, str, str]] = set()
-    for scope, call in _calls_by_scope(tree):
-        name = _qualified(call.func, aliases)
-        spec = windows.get(name) if name else None
-        if spec is None:
-            continue
-        sizes, switches = spec
+    named = [(call, name) for call in nodes_of(tree, ast.Call) if (name := _qualified(call.func, aliases)) in windows]
+    for call, name in sorted(named, key=lambda found: (found[0].lineno, found[0].col_offset)):
+        sizes, switches = windows[name]
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         if switches and not any(_is_true(keywords.get(k)) for k in switches):
             continue  # no history is sent at all
@@ -438,22 +435,20 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
         size = next((keywords[k] for k in sizes if k in keywords and not _is_off(keywords[k])), None)
         # One finding per history a function trims (its branches calling `trim(messages, ...)` with
         # other budgets are one window); constructors (agents) are each their own.
-        trimmed = (id(scope), name, ast.unparse(call.args[0])) if call.args else (id(call), name, "")
+        trimmed = (id(_enclosing_function(tree, call)), name, ast.unparse(call.args[0])) if call.args \
+            else (id(call), name, "")
         if sizes and size is None or trimmed in seen:
             continue
         seen.add(trimmed)
         yield size or call, name
 
 
-def _calls_by_scope(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.Call]]:
-    """Each call with the innermost function around it (the module for top-level code), in source order."""
-    scopes: dict[int, ast.AST] = {}
-    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        for node in nodes_of(function, ast.Call):
-            scopes[id(node)] = function  # inner functions come later in the walk and win
-    calls = nodes_of(tree, ast.Call)
-    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
-        yield scopes.get(id(call), tree), call
+def _enclosing_function(tree: ast.Module, node: ast.AST) -> ast.AST:
+    """The innermost function whose lines hold ``node`` (the module for top-level code)."""
+    line = getattr(node, "lineno", 0)
+    holders = [f for f in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef))
+               if f.lineno <= line <= (f.end_lineno or f.lineno)]
+    return max(holders, key=lambda f: f.lineno, default=tree)
 
 
 def _import_aliases(tree: ast.Module) -> dict[str, str]:
@@ -619,8 +614,12 @@ def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
 
 
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
-    if _compacts(function):
-        return
+    cuts = list(_candidate_cuts(function))
+    if cuts and not _compacts(function):  # asked only of a function that cuts: it walks it whole
+        yield from cuts
+
+
+def _candidate_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
     # What the function's other statements say, read at the first statement that needs it: most
     # functions cut nothing and test no limit, and reading it walks the whole function.
     not_messages: set[str] | None = None
@@ -653,10 +652,10 @@ def _compacts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     `maybe_compact_messages`: `summary = await llm.ainvoke(...)`, then the first item and the last
     few kept): a compaction. The dropped turns live on in a summary kept until the next one, and
     the history grows again from a fixed prefix in between: the block cut PC009 recommends."""
-    if not _SUMMARY_WORD.search(function.name) and not any(
-            _SUMMARY_WORD.search(node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute)
-                                 else node.value if isinstance(node.value, str) else "")  # type: ignore[union-attr]
-            for node in nodes_of(function, (ast.Name, ast.Attribute, ast.Constant))):
+    words = [function.name, *(node.id for node in nodes_of(function, ast.Name)),
+             *(node.attr for node in nodes_of(function, ast.Attribute)),
+             *(node.value for node in nodes_of(function, ast.Constant) if isinstance(node.value, str))]
+    if not any(_SUMMARY_WORD.search(word) for word in words):
         return False
     return any(isinstance(call.func, ast.Attribute) and call.func.attr in MODEL_METHODS
                and _MODEL_RECEIVER.search(ast.unparse(call.func.value)) is not None
