@@ -227,7 +227,7 @@ def ask(question: str, earlier_question: str, earlier_answer: str) -> str:
         {"role": "assistant", "content": earlier_answer},
         {"role": "user", "content": question}])
 ''')
-    assert f.message == ("per-request clock `datetime.now()` comes before 1 characters of stable text and the "
+    assert f.message == ("per-request clock `datetime.now()` comes before 1 character of stable text and the "
                          "conversation history (system prompt, earlier user message, assistant message) in the "
                          f"`{CALL}` prompt; {PER_REQUEST}")
 

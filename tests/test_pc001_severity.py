@@ -119,7 +119,7 @@ def ask(question: str, user_id: str, history: list) -> str:
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": f"User {user_id}. Now {datetime.now()}."}, *history,
         {"role": "user", "content": question}])
-''') == [("error", "per-request clock `datetime.now()` comes before 1 characters of stable text "
+''') == [("error", "per-request clock `datetime.now()` comes before 1 character of stable text "
                    f"{THEN_HISTORY} in the `{CALL}` prompt; {PER_REQUEST}")]
 
 
@@ -309,3 +309,4 @@ def ask(question: str) -> str:
     assert looked_up[0][1].startswith("per-request request-derived `question.title()` comes before 1,120 characters")
     assert looked_up[0][1].endswith(ZERO_ESTIMATE.replace("(warning)", "(info)"))
     assert clock[0][1].endswith(ZERO_ESTIMATE)
+

@@ -108,13 +108,18 @@ class StableAfter:
     def describe(self) -> str:
         pieces = []
         if self.chars:
-            pieces.append(f"{self.chars:,} characters of stable text")
+            pieces.append(f"{characters(self.chars)} of stable text")
         if self.unknown_length and not self.chars:
             pieces.append("stable content of unknown length")
         if self.history:
             pieces.append("the conversation history")
         where = ", ".join(dict.fromkeys(PART_WORDS.get(p, p) for p in self.parts))
         return " and ".join(pieces) + (f" ({where})" if where else "")
+
+
+def characters(count: int) -> str:
+    """`1 character`, `2,000 characters`."""
+    return f"{count:,} character{'' if count == 1 else 's'}"
 
 
 def stable_after(layout: PromptLayout, index: int) -> StableAfter:

@@ -142,6 +142,7 @@ from promptlint.checks.base import (
     Rule,
     RuleContext,
     StableAfter,
+    characters,
     describe_hole,
     has_breakpoint,
     stable_after,
@@ -675,8 +676,8 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
         # Judged at an assembly point with little known text after it: whether anything is lost
         # depends on a history that may not exist (one-shot calls), and text of unknown length
         # after it is as likely volatile as stable.
-        known = f"only {after.chars:,} characters of known stable text follow" if after.chars else \
-            "no known stable text follows"
+        known = f"only {characters(after.chars)} of known stable text follow{'s' if after.chars == 1 else ''}" \
+            if after.chars else "no known stable text follows"
         return Severity.INFO, (f"{known}, so the loss depends on a conversation "
                                "history being sent after it (info)")
     if hole.category not in LOOKED_UP or severity is Severity.INFO:
@@ -692,8 +693,8 @@ def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,
     if not after.history and block < ASSUMED_HISTORY_MIN_CHARS:
         # Looked-up content followed by a short instruction and then more request content
         # (`Query: {q}` / one sentence / `{documents}`): moving it would save little.
-        return Severity.INFO, (f"{consequence}; only {block:,} characters of stable text follow it before "
-                               "other request content (info)")
+        return Severity.INFO, (f"{consequence}; only {characters(block)} of stable text follow{'s' if block == 1 else ''} "
+                               "it before other request content (info)")
     return severity, consequence
 
 
