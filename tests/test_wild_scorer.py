@@ -263,3 +263,20 @@ def test_held_out_repositories_are_scored_apart_from_the_tuned_ones() -> None:
     assert (groups["held_out"]["repos"], groups["held_out"]["found"], groups["held_out"]["judged"],
             groups["held_out"]["precision"]) == (1, 0, 1, 0.0)
     assert score.group_summaries([{"repo": "acme/shop"}], [tuned], findings, {}, per_repo) == {}
+
+
+def test_each_held_out_batch_is_scored_on_its_own_when_there_are_several() -> None:
+    """Batches held out on different dates get a group each, next to all held out together: the
+    latest batch is the only one no change has been made for."""
+    first = score.parse_label(label(id="first-01", repo="acme/first"), "t")
+    second = score.parse_label(label(id="second-01", repo="acme/second"), "t")
+    findings = [score.Finding("acme/first", "shop/app.py", 11, "PC001", "error", "m")]
+    manifest = [{"repo": "acme/shop"}, {"repo": "acme/first", "held_out": "2026-12-04"},
+                {"repo": "acme/second", "held_out": "2026-12-05"}]
+    per_repo = {"acme/shop": {"lines": 100}, "acme/first": {"lines": 50}, "acme/second": {"lines": 50}}
+    groups = score.group_summaries(manifest, [first, second], findings, {}, per_repo)
+    assert set(groups) == {"tuned", "held_out", "held_out 2026-12-04", "held_out 2026-12-05"}
+    assert (groups["held_out"]["found"], groups["held_out"]["labels"]["bust"]) == (1, 2)
+    assert (groups["held_out 2026-12-04"]["found"], groups["held_out 2026-12-05"]["found"]) == (1, 0)
+    one_date = [entry for entry in manifest if entry.get("held_out") != "2026-12-05"]
+    assert set(score.group_summaries(one_date, [first], findings, {}, per_repo)) == {"tuned", "held_out"}

@@ -306,12 +306,20 @@ def group_summaries(manifest: list[dict[str, Any]], labels: list[Label], finding
                     per_repo: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The same figures for the repositories the analyzer was tuned on and for those held out
     (`held_out: <date>` in manifest.yaml: added after the analyzer was written, first scored as
-    found). Empty when nothing is held out."""
+    found), and, when batches were added on several dates, for each batch (`held_out <date>`):
+    the latest batch is the one no change has seen yet. Empty when nothing is held out."""
     held = {entry["repo"] for entry in manifest if entry.get("held_out")}
     if not held:
         return {}
+    batches: dict[str, set[str]] = defaultdict(set)
+    for entry in manifest:
+        if entry.get("held_out"):
+            batches[f"held_out {entry['held_out']}"].add(entry["repo"])
     groups = {}
-    for name, repos in (("tuned", {e["repo"] for e in manifest} - held), ("held_out", held)):
+    parts = [("tuned", {e["repo"] for e in manifest} - held), ("held_out", held)]
+    if len(batches) > 1:
+        parts += sorted(batches.items())
+    for name, repos in parts:
         result = score([label for label in labels if label.repo in repos],
                        [finding for finding in findings if finding.repo in repos], judged)
         data = summary(result, sum(row["lines"] for repo, row in per_repo.items() if repo in repos))
@@ -408,7 +416,8 @@ def print_text(result: Score, data: dict[str, Any], per_repo: dict[str, dict[str
           f"{data['judged']} judged; {data['unjudged']} of {data['findings']} findings not judged yet)")
     print(f"findings (error+warning) per 100k lines: {data['findings_per_100k_lines']}")
     for name, group in data.get("groups", {}).items():
-        title = "the repositories it was tuned on" if name == "tuned" else "held out (added after the analyzer)"
+        title = "the repositories it was tuned on" if name == "tuned" else \
+            "held out (added after the analyzer)" if name == "held_out" else f"  batch {name.split()[-1]}"
         print(f"  {title}: {group['repos']} repositories, recall {_pct(group['recall'])} ({group['found']} of "
               f"{group['labels']['bust']}), precision {_pct(group['precision'])} ({group['judged_true']} of "
               f"{group['judged']} judged, {group['unjudged']} not judged), safe flagged {group['safe_violated']} "
