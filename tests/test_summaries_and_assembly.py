@@ -2460,3 +2460,143 @@ def answer(opts: Options, history: list):
     assert [(path, line) for path, line, _, _ in found] == [("app/answer.py", 13)]
     # Only the line break is known text; the default would have made it 3,000 characters.
     assert found[0][3].startswith("per-request clock `datetime.now()` comes before 2 characters of stable text")
+
+
+LIST_OF_SYSTEM_TEXTS = {
+    "app/llm.py": '''
+from openai import AsyncOpenAI
+
+
+class BaseLLM:
+    def __init__(self, config):
+        self.client = AsyncOpenAI(api_key=config.api_key)
+
+    def _system_msg(self, msg: str) -> dict:
+        return {"role": "system", "content": msg}
+
+    def _system_msgs(self, msgs: list[str]) -> list[dict]:
+        return [self._system_msg(msg) for msg in msgs]
+
+    async def aask(self, msg, system_msgs: list[str] | None = None) -> str:
+        message = self._system_msgs(system_msgs or ["You are a helpful assistant."])
+        message.extend(msg)
+        rsp = await self.client.chat.completions.create(model="gpt-4o", messages=message)
+        return rsp.choices[0].message.content
+
+
+class GeminiLLM(BaseLLM):
+    def _system_msg(self, msg: str) -> dict:
+        return {"role": "user", "parts": [msg]}  # no system role in this API: sent as a user turn
+''',
+    "app/registry.py": '''
+LLM_REGISTRY = {}
+
+
+def register(api_type):
+    def wrap(cls):
+        LLM_REGISTRY[api_type] = cls
+        return cls
+    return wrap
+
+
+def create_llm(config):
+    return LLM_REGISTRY[config.api_type](config)
+''',
+    "app/role.py": '''
+from datetime import datetime
+
+from app.registry import create_llm
+
+SYSTEM_PROMPT = """{role_info}
+
+# Instructions
+""" + "Follow the rules of the house carefully and answer with one command at a time.\\n" * 60
+
+
+class Role:
+    def __init__(self, config):
+        self.llm = create_llm(config)
+        self.memory: list[dict] = []
+
+    def _get_prefix(self) -> str:
+        return f"You are Mike. The current time is {datetime.now():%Y-%m-%d %H:%M:%S}."
+
+    async def think(self, question: str) -> str:
+        self.memory.append({"role": "user", "content": question})
+        system_prompt = SYSTEM_PROMPT.format(role_info=self._get_prefix())
+        answer = await self.llm.aask(self.memory, system_msgs=[system_prompt])
+        self.memory.append({"role": "assistant", "content": answer})
+        return answer
+''',
+}
+
+
+def test_a_list_of_system_texts_made_into_system_messages_is_a_system_slot() -> None:
+    """`[self._system_msg(m) for m in msgs]`: each item of the parameter becomes a system message
+    (a comprehension carries the list into its items), so `system_msgs` is a system slot."""
+    flows = flows_of('''
+def _system_msgs(self, msgs):
+    return [{"role": "system", "content": msg} for msg in msgs]
+''', method=True)
+    assert (0, "msgs", SYSTEM) in flows
+
+
+def test_a_clock_in_a_list_of_system_texts_is_judged_as_system_content_before_the_history(tmp_path: Path) -> None:
+    """MetaGPT's shape: `llm.aask(memory, system_msgs=[prompt])` on a provider made by a registry.
+    The list of system texts is not the request's message list, and though one provider sends
+    each text as a user turn (a `_system_msg` of the same name), the call hands the messages in
+    another argument, after which they go either way: the clock is system content ahead of the
+    conversation, an error."""
+    message = only_finding(findings(tmp_path, LIST_OF_SYSTEM_TEXTS), "app/role.py", 5, "error")
+    assert "`datetime.now()`" in message and "conversation history" in message
+
+
+def test_branches_of_an_if_start_from_the_state_before_it(tmp_path: Path) -> None:
+    """Each branch of an `if` builds its own request from the state before it: the clock the
+    first branch prepends is not in the long prompt the other branch sends (a converter's
+    `if role == "user": ... elif role == "tool": ...` in OpenHands leaked the same way)."""
+    source = '''
+import time
+
+from openai import OpenAI
+
+RULES = "Answer in the house style, cite the policy section, and never speculate.\\n" * 80
+
+
+def answer(question, mode):
+    prompt = "You are a support agent."
+    if mode == "timed":
+        prompt = f"[{time.time()}] " + prompt
+        messages = [{"role": "system", "content": prompt}, {"role": "user", "content": question}]
+    else:
+        prompt = prompt + "\\n" + RULES
+        messages = [{"role": "system", "content": prompt}, {"role": "user", "content": question}]
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=messages)
+'''
+    assert findings(tmp_path, {"app/answer.py": source}) == []
+
+
+def test_a_volatile_value_from_either_branch_is_kept(tmp_path: Path) -> None:
+    """Branches run from the same state, and where both set a name, the one that makes it volatile
+    wins: what either branch sends may be sent."""
+    source = '''
+import time
+from openai import OpenAI
+
+RULES = "Answer in the house style, cite the policy section, and never speculate.\\n" * 80
+
+
+def answer(question, verbose):
+    if verbose:
+        header = f"Request received at {time.time()}."
+    else:
+        header = "Request received."
+    system = header + "\\n" + RULES
+    return OpenAI().chat.completions.create(
+        model="gpt-4o",
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": question}],
+    )
+'''
+    found = findings(tmp_path, {"app/answer.py": source})
+    assert [(path, line) for path, line, _, _ in found] == [("app/answer.py", 9)]
+    assert "`time.time()`" in found[0][3]

@@ -513,7 +513,10 @@ class Evaluator:
         return None if role is None else (role == name) == isinstance(test.ops[0], ast.Eq)
 
     def run_branches(self, stmt: ast.If, frame: Frame) -> None:
-        # Both branches run; a value assigned only behind a change-detection guard
+        # Both branches run, each from the state before the `if`: an `if/elif` chain over a
+        # message's role builds one message per branch, and text one branch made must not leak
+        # into the next (a converter's first-user-message example into its tool results).
+        # A value assigned only behind a change-detection guard
         # (`if self._x is None:` / `if key != self._key:`) is stored state, not per-call.
         # A first-call test (`if self.turn_count == 0:`) is such a guard too: what the body
         # assembles is set once per conversation (`Frame.first_turn` carries its words).
@@ -523,18 +526,30 @@ class Evaluator:
             known = (guard, f"`{ast.unparse(stmt.test)}`" if guard and first_call_test(stmt.test) else None)
             setattr(stmt, GUARD_ATTRIBUTE, known)
         guard, first_call = known
-        before = dict(frame.locals) if guard else None
+        before = dict(frame.locals) if guard or stmt.orelse else None
         outer_turn = frame.first_turn
         frame.first_turn = outer_turn or first_call
         self.run_block(stmt.body, frame)
         frame.first_turn = outer_turn
-        if before is not None and _rebound(before, frame.locals):
+        if guard and before is not None and _rebound(before, frame.locals):
             for name, value in list(frame.locals.items()):
                 if name.startswith("self.") and before.get(name) is not value:
                     frame.locals[name] = cap_volatility(
                         value, Volatility.PER_SESSION,
                         f"rebuilt only when `{guard}` changes (assumed rare)")
+        if not stmt.orelse or before is None:
+            return
+        after_body = dict(frame.locals)
+        frame.locals.clear()
+        frame.locals.update(before)
         self.run_block(stmt.orelse, frame)
+        for name, value in after_body.items():
+            other = frame.locals.get(name)
+            if other is None or other is before.get(name) \
+                    or most_volatile(other) is None and most_volatile(value) is not None:
+                # Left as it was by the other branch, or volatile only as the body made it: the
+                # worse of the two is what a request may send.
+                frame.locals[name] = value
 
     def run_augassign(self, stmt: ast.AugAssign, frame: Frame) -> None:
         if _is_counter_step(stmt) and (isinstance(stmt.target, ast.Attribute) or frame.in_llm_loop):
@@ -2255,7 +2270,16 @@ class Evaluator:
         down is judged here, where it is known (the callee may be chosen at runtime); what the
         call passes as the user's turn tells which of its unknown parts are request-derived."""
         slots = sorted(wrapper_slots)
-        user_expressions = [expr for slot in slots if slot[0] == "u" and (expr := _slot_node(node, slot[1:])) is not None]
+        system_slots = {slot[1:] for slot in slots if slot[0] in "so"}
+        user_slots = {slot for slot in slots if slot[0] == "u" and _slot_node(node, slot[1:]) is not None}
+        # A slot that is system text in some implementations and the user's turn in others (a
+        # provider without system messages makes `_system_msg(text)` a user message) is system
+        # text when the call hands the user's turn or the messages in another argument:
+        # `aask(req, system_msgs=[p])` sends `p` ahead of `req` either way.
+        if any(slot[0] in "um" and slot[1:] not in system_slots and _slot_node(node, slot[1:]) is not None
+               for slot in slots):
+            user_slots = {slot for slot in user_slots if slot[1:] not in system_slots}
+        user_expressions = [expr for slot in sorted(user_slots) if (expr := _slot_node(node, slot[1:])) is not None]
         inputs = input_names([ast.unparse(expr) for expr in user_expressions])
         if not user_expressions and frame.function is not None:
             inputs = self.user_turn_inputs(frame.function)  # `.add_system_message(p).add_user_message(q)`
@@ -2264,7 +2288,6 @@ class Evaluator:
         # the system text, so the history after it is known rather than assumed.
         # Only a list built here counts: a slot inferred from `messages=[{"role": "user", "content": q}]`
         # in the callee takes a message's text, not the list.
-        system_slots = {slot[1:] for slot in slots if slot[0] in "so"}
         messages = next((value for slot in slots if slot[0] == "m" and slot[1:] not in system_slots
                          and isinstance(value := _slot_value(slot, args, kwargs), Seq)), None)
         if messages is None and any(slot[0] == "h" for slot in slots):
@@ -2276,9 +2299,14 @@ class Evaluator:
                               and (model := literal_text(_slot_value(slot, args, kwargs))) is not None), None))
         for slot in slots:
             if slot[0] == "m":
-                self.wrapper_messages(name, slot, args, kwargs, frame, node, via)
+                if slot[1:] not in system_slots or _is_message_list(_slot_value(slot, args, kwargs)):
+                    # Else a list of system texts (`aask(req, system_msgs=[prompt])`), each made a
+                    # system message further down: judged as system content, not as the request.
+                    self.wrapper_messages(name, slot, args, kwargs, frame, node, via)
                 continue
             if slot[0] == "u":
+                if slot not in user_slots:
+                    continue
                 text = _slot_value(slot, args, kwargs)
                 if text is not None and not is_structured(text):  # a whole message list is not the turn's text
                     self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()", text,

@@ -340,7 +340,8 @@ def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[
 
 
 # What can make a local name hold a parameter's value: bindings, loop targets, `list.append(p)`.
-CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.Call)
+CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
+            ast.Call)
 # Every kind parameter_flows reads: one walk of the definition, each reader picks its kinds.
 FLOW_NODES = (ast.Dict, ast.If, *CARRYING)
 
@@ -373,7 +374,7 @@ def _first_call_nodes(walked: list[ast.AST]) -> set[int]:
 
 def _carriers(walked: list[ast.AST], params: set[str], conversions: bool = False) -> dict[str, set[str]]:
     """Local names (and the parameters themselves) -> the parameters whose value they may hold.
-    Flow-insensitive: assignments, augmented assignments, loop targets and in-place list growth
+    Flow-insensitive: assignments, augmented assignments, loop and comprehension targets and in-place list growth
     (``parts.append(p)``), propagated to a fixed point. With ``conversions``, the names whose
     *list* a local continues instead, through any call's first argument (see ``_list_names``)."""
     carriers: dict[str, set[str]] = {name: {name} for name in params}
@@ -385,7 +386,8 @@ def _carriers(walked: list[ast.AST], params: set[str], conversions: bool = False
         elif isinstance(item, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
             if item.value is not None:
                 bindings.append((_carrying_targets(item.target), item.value))
-        elif isinstance(item, (ast.For, ast.AsyncFor)):
+        elif isinstance(item, (ast.For, ast.AsyncFor, ast.comprehension)):
+            # `[self._system_msg(m) for m in system_msgs]`: each item of a list of system texts
             bindings.append((target_names(item.target), item.iter))
         elif isinstance(item.func, ast.Attribute) and item.func.attr in GROWING_METHODS \
                 and isinstance(item.func.value, ast.Name):
