@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from promptlint.analysis import index
 from promptlint.analysis.index import ClassInfo, ModuleInfo
+from promptlint.analysis.message_lists import system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
 from promptlint.analysis.derived import (
@@ -268,9 +269,15 @@ class LayoutCollector:
 
     def with_conversation_derived(self, layout: PromptLayout, frame: Frame) -> PromptLayout:
         """The layout with what is computed from the whole conversation so far (a parameter named
-        like it: rules/prompt_sinks.yaml conversation_inputs) marked per request: a transcript of
-        it grows with every turn."""
-        names = parameter_names(frame.function) & self.knowledge.conversation_inputs if frame.function else set()
+        like it: rules/prompt_sinks.yaml conversation_inputs, or a list the function heads with a
+        system message) marked per request: a transcript of it grows with every turn, and what is
+        retrieved or remembered for it changes with it."""
+        if frame.function is None:
+            return layout
+        # By name, and by use: a list the function writes a system message at the head of (a
+        # name, not an attribute) is the conversation that message heads (analysis/message_lists.py).
+        names = parameter_names(frame.function) & self.knowledge.conversation_inputs | \
+            {name for name in system_heads(frame.function).lists if "." not in name}
         derived = derived_names(frame.function, names, whole=True) if names else set()
         if not derived:
             return layout

@@ -2600,3 +2600,129 @@ def answer(question, verbose):
     found = findings(tmp_path, {"app/answer.py": source})
     assert [(path, line) for path, line, _, _ in found] == [("app/answer.py", 9)]
     assert "`time.time()`" in found[0][3]
+
+
+KNOWLEDGE_IN_THE_SYSTEM_MESSAGE = '''
+import copy
+
+from openai import OpenAI
+
+SYSTEM = "system"
+ROLE = "role"
+CONTENT = "content"
+KNOWLEDGE_TEMPLATE = "# Knowledge Base\\n\\n{knowledge}"
+
+
+class Message(dict):
+    def __init__(self, role, content):
+        super().__init__(role=role, content=content)
+
+
+class Assistant:
+    def __init__(self, mem):
+        self.mem = mem
+        self.client = OpenAI()
+
+    def run(self, messages: list[Message]) -> str:
+        messages = self._prepend_knowledge_prompt(messages)
+        return self.client.chat.completions.create(model="gpt-4o", messages=messages)
+
+    def _prepend_knowledge_prompt(self, messages: list[Message]) -> list[Message]:
+        messages = copy.deepcopy(messages)
+        *_, last = self.mem.run(messages=messages)
+        snippets = []
+        for k in last[-1][CONTENT]:
+            snippets.append(f"## {k['source']}\\n{k['content']}")
+        knowledge_prompt = KNOWLEDGE_TEMPLATE.format(knowledge="\\n\\n".join(snippets))
+        if messages and messages[0][ROLE] == SYSTEM:
+            messages[0][CONTENT] += "\\n\\n" + knowledge_prompt
+        else:
+            messages = [Message(role=SYSTEM, content=knowledge_prompt)] + messages
+        return messages
+'''
+
+
+def test_knowledge_retrieved_for_the_conversation_and_written_into_its_system_message(tmp_path: Path) -> None:
+    """Qwen-Agent's shape: snippets retrieved for the whole conversation are appended to the
+    system message at its head (`messages[0][CONTENT] += ...` under a test that it is a system
+    message). The rest of the list is the conversation: the retrieved text, new on every turn, sits
+    ahead of it. No LLM call in sight, no parameter named like a conversation: the list is the
+    conversation because the function heads it with system text."""
+    found = findings(tmp_path, {"app/assistant.py": KNOWLEDGE_IN_THE_SYSTEM_MESSAGE})
+    assert [(path, severity) for path, _, severity, _ in found] == [("app/assistant.py", "error")]
+    assert "request-derived" in found[0][3] and "conversation history" in found[0][3]
+
+
+def test_memories_recalled_into_the_first_message_of_a_kept_list(tmp_path: Path) -> None:
+    """crewAI's shape: memories recalled per kickoff appended to `self._messages[0]["content"]`
+    when that first message is the system one; the messages the agent keeps follow it."""
+    source = '''
+import litellm
+
+PROMPT = "You are a research agent. Think step by step and use the tools."
+
+
+class LiteAgent:
+    def __init__(self, memory):
+        self._memory = memory
+        self._messages = []
+
+    def kickoff(self, messages):
+        self._messages = [{"role": "system", "content": PROMPT}, *messages]
+        self._inject_memory_context(messages[-1]["content"])
+        return litellm.completion(model="gpt-4o", messages=self._messages)
+
+    def _inject_memory_context(self, query):
+        matches = self._memory.recall(query, limit=10)
+        block = "Relevant memories:\\n" + "\\n".join(f"- {m.content}" for m in matches)
+        if self._messages and self._messages[0].get("role") == "system":
+            existing = self._messages[0].get("content", "")
+            self._messages[0]["content"] = existing + "\\n\\n" + block
+'''
+    message = only_finding(findings(tmp_path, {"app/agent.py": source}), "app/agent.py", 18, "error")
+    assert "`self._memory.recall(query, limit=10)`" in message and "conversation history" in message
+
+
+@pytest.mark.parametrize("rewrite", [
+    'messages[0]["content"] += "\\nAnswer in JSON matching the schema."',  # a fixed suffix
+    'messages[0]["content"] = trim(messages[0]["content"], 4000)',  # the same text, trimmed
+])
+def test_a_system_message_rewritten_with_fixed_or_its_own_text_is_left_alone(tmp_path: Path, rewrite: str) -> None:
+    source = f'''
+import litellm
+
+
+def trim(text, limit):
+    return text[:limit]
+
+
+def prepare(messages, memory_store):
+    memories = memory_store.search_memories(messages[-1]["content"])
+    if messages[0]["role"] == "system":
+        {rewrite}
+    return messages
+
+
+def reply(messages, memory_store):
+    return litellm.completion(model="gpt-4o", messages=prepare(messages, memory_store))
+'''
+    assert findings(tmp_path, {"app/prepare.py": source}) == []
+
+
+def test_the_first_message_rewritten_without_a_system_test_is_not_taken_for_system_text(tmp_path: Path) -> None:
+    """With no test that the first message is a system one, `messages[0]` may be the user's turn:
+    the rewrite is not judged as system content."""
+    source = '''
+import litellm
+
+
+def prepare(messages, memory_store):
+    memories = memory_store.search_memories(messages[-1]["content"])
+    messages[0]["content"] += "\\n" + "\\n".join(memories)
+    return messages
+
+
+def reply(messages, memory_store):
+    return litellm.completion(model="gpt-4o", messages=prepare(messages, memory_store))
+'''
+    assert findings(tmp_path, {"app/prepare.py": source}) == []

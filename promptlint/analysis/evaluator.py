@@ -33,7 +33,7 @@ from promptlint.analysis.derived import (
 )
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
 from promptlint.analysis.layout import argument
-from promptlint.analysis.message_lists import history_after
+from promptlint.analysis.message_lists import history_after, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.summaries import first_call_test
@@ -545,11 +545,10 @@ class Evaluator:
         self.run_block(stmt.orelse, frame)
         for name, value in after_body.items():
             other = frame.locals.get(name)
-            if other is None or other is before.get(name) \
-                    or most_volatile(other) is None and most_volatile(value) is not None:
-                # Left as it was by the other branch, or volatile only as the body made it: the
-                # worse of the two is what a request may send.
-                frame.locals[name] = value
+            if other is None or other is before.get(name):
+                frame.locals[name] = value  # left as it was by the other branch
+            elif other is not value:
+                frame.locals[name] = _joined(value, other)
 
     def run_augassign(self, stmt: ast.AugAssign, frame: Frame) -> None:
         if _is_counter_step(stmt) and (isinstance(stmt.target, ast.Attribute) or frame.in_llm_loop):
@@ -744,6 +743,8 @@ class Evaluator:
         return kept if isinstance(kept, Seq) and kept.items and most_volatile(kept) is None else value
 
     def bind(self, target: ast.expr, value: Value, frame: Frame, step: bool = True) -> None:
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and frame.function is not None:
+            self.rewritten_system_head(target, value, frame)
         if isinstance(target, ast.Name):
             if step and frame.depth <= MAX_DEPTH:
                 where = frame.module.location(target)
@@ -779,6 +780,16 @@ class Evaluator:
                 else:
                     self.bind(elt, whole or unknown(frame.module.snippet(elt), frame.module.location(elt)),
                               frame, step)
+
+    def rewritten_system_head(self, target: ast.Subscript | ast.Attribute, value: Value, frame: Frame) -> None:
+        """``messages[0]["content"] += memory`` under ``if messages[0]["role"] == "system":``: the
+        list's system text, rewritten in place, with the rest of the list (the conversation it
+        heads) after it (analysis/message_lists.py ``system_heads``)."""
+        assert frame.function is not None
+        head = system_heads(frame.function).rewrites.get(id(target))
+        if head is not None and holes_of(value):  # a fixed suffix (a schema) changes nothing
+            self.assembled(frame, target, f"rewritten in place: {ast.unparse(target)}", value,
+                           messages=conversation(f"the rest of `{head}`"))
 
     def is_model_callback(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         types = self.knowledge.callback_types
@@ -2867,6 +2878,24 @@ def replaced_item(container: Value | None, keys: list[str | None], value: Value,
         item = replaced_item(items[position], rest, value, order_taint)
         return None if item is None else Seq((*items[:position], item, *items[position + 1:]), container.order)
     return None
+
+
+def _joined(body: Value, other: Value) -> Value:
+    """What a name holds after an `if` whose branches both set it: the more telling of the two
+    (volatile over unknown content over known text, the `else` branch's on a tie), key by key for
+    two dicts (`kwargs["knowledge"] = retrieved` in one branch, `kwargs.setdefault("knowledge", "")`
+    in the other keeps the retrieved text). A request may send either; the worse one is judged."""
+    if isinstance(body, Mapping) and isinstance(other, Mapping):
+        theirs = {key for key, _ in other.entries}
+        entries = [(key, value if key is None or (mine := body.get(key)) is None or mine is value
+                    else _joined(mine, value)) for key, value in other.entries]
+        entries += [(key, value) for key, value in body.entries if key is not None and key not in theirs]
+        return Mapping(tuple(entries), other.order or body.order)
+    return body if _telling(body) > _telling(other) else other
+
+
+def _telling(value: Value) -> int:
+    return 2 if most_volatile(value) is not None else 1 if holes_of(value) else 0
 
 
 def _is_counter_step(stmt: ast.AugAssign) -> bool:

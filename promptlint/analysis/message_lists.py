@@ -145,3 +145,144 @@ def _keeps_role_of(message: ast.expr, item: str) -> bool:
 def _history_like(value: ast.expr) -> bool:
     last = value.attr if isinstance(value, ast.Attribute) else value.id if isinstance(value, ast.Name) else None
     return last is not None and HISTORY_LIKE.search(last) is not None
+
+
+HEADS_ATTRIBUTE = "_promptlint_system_heads"
+SYSTEM_WORDS = frozenset({"system", "developer"})
+
+
+class SystemHeads:
+    """The lists a function writes system content at the head of, read from its syntax:
+
+        if messages and messages[0][ROLE] == SYSTEM:
+            messages[0][CONTENT] += "\\n\\n" + knowledge_prompt
+        else:
+            messages = [Message(role=SYSTEM, content=knowledge_prompt)] + messages
+
+    The rest of such a list is the conversation that system text heads (a function does not
+    prepend a system message to one it will not send), so what the function computes from the
+    whole list (knowledge retrieved for it, memories stored in it) changes with every turn.
+    ``rewrites``: the ids of the targets that rewrite the first message's text in place
+    (``messages[0]["content"] += ...``, ``messages[0].content = ...``), under a test that the
+    first message is a system one. ``lists``: the dotted names of the lists headed either way
+    (in place, ``[system] + messages``, ``[system, *messages]``, ``messages.insert(0, system)``)."""
+
+    def __init__(self, rewrites: dict[int, str], lists: frozenset[str]) -> None:
+        self.rewrites = rewrites
+        self.lists = lists
+
+
+def system_heads(function: ast.AST) -> SystemHeads:
+    """Computed once per function and kept on its definition."""
+    found = function.__dict__.get(HEADS_ATTRIBUTE)
+    if found is None:
+        found = _system_heads(function)
+        setattr(function, HEADS_ATTRIBUTE, found)
+    return found
+
+
+def _system_heads(function: ast.AST) -> SystemHeads:
+    tested: set[str] = set()  # lists whose first message is tested to be a system one
+    rewrites: dict[int, str] = {}
+    lists: set[str] = set()
+    targets: list[tuple[ast.expr, str]] = []
+    for node in nodes_of(function, (ast.Compare, ast.Assign, ast.AugAssign, ast.Call, ast.BinOp, ast.List)):
+        if isinstance(node, ast.Compare):
+            tested.update(_tested_system_head(node))
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                head = _first_message_text(target)
+                if head is not None:
+                    targets.append((target, head))
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "insert" and len(node.args) == 2 \
+                    and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0 \
+                    and _is_system_message(node.args[1]) and (name := _dotted_name(node.func.value)):
+                lists.add(name)
+        elif isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.Add) and isinstance(node.left, ast.List) and node.left.elts \
+                    and _is_system_message(node.left.elts[0]) and (name := _dotted_name(node.right)):
+                lists.add(name)
+        elif node.elts and _is_system_message(node.elts[0]):
+            lists.update(name for item in node.elts[1:] if isinstance(item, ast.Starred)
+                         and (name := _dotted_name(item.value)))
+    for target, head in targets:
+        if head in tested:
+            rewrites[id(target)] = head
+            lists.add(head)
+    return SystemHeads(rewrites, frozenset(lists))
+
+
+def _first_message_text(target: ast.expr) -> str | None:
+    """``X`` for ``X[0]["content"]`` / ``X[0][CONTENT]`` / ``X[0].content``: the text of a list's
+    first message."""
+    inner = target.value if isinstance(target, (ast.Subscript, ast.Attribute)) else None
+    return _head_of(inner) if inner is not None else None
+
+
+def _head_of(node: ast.expr) -> str | None:
+    """``X`` for ``X[0]``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        return _dotted_name(node.value)
+    return None
+
+
+def _tested_system_head(test: ast.Compare) -> list[str]:
+    """``X`` for ``X[0]["role"] == "system"``, ``X[0][ROLE] == SYSTEM``, ``X[0].role == Role.SYSTEM``,
+    ``X[0].get("role") == "system"``."""
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return []
+    sides = (test.left, test.comparators[0])
+    if not any(_names_system(side) for side in sides):
+        return []
+    return [head for side in sides if (head := _role_holder(side)) is not None]
+
+
+def _role_holder(node: ast.expr) -> str | None:
+    """``X`` when ``node`` reads the role of ``X[0]``: ``X[0]["role"]``, ``X[0][ROLE]``,
+    ``X[0].role``, ``X[0].get("role")``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and node.args and _names_role(node.args[0]):
+        return _head_of(node.func.value)
+    if isinstance(node, ast.Attribute) and node.attr == "role":
+        return _head_of(node.value)
+    if isinstance(node, ast.Subscript) and _names_role(node.slice):
+        return _head_of(node.value)
+    return None
+
+
+def _names_role(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "role" or _last_word(node) == "ROLE"
+
+
+def _names_system(node: ast.expr) -> bool:
+    """A system role written out: ``"system"``, a constant named ``SYSTEM``, ``Role.SYSTEM``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value in SYSTEM_WORDS
+    word = _last_word(node)
+    return word is not None and word.lower() in SYSTEM_WORDS
+
+
+def _is_system_message(node: ast.expr) -> bool:
+    """A system message written out: ``{"role": "system", ...}``, ``Message(role=SYSTEM, ...)``,
+    ``Message(SYSTEM, text)``, ``SystemMessage(...)``."""
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "role" and _names_system(v)
+                   for k, v in zip(node.keys, node.values))
+    if not isinstance(node, ast.Call):
+        return False
+    role = next((k.value for k in node.keywords if k.arg == "role"), node.args[0] if node.args else None)
+    return role is not None and _names_system(role) or (_last_word(node.func) or "").startswith("SystemMessage")
+
+
+def _last_word(node: ast.expr) -> str | None:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+
+
+def _dotted_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted_name(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
