@@ -32,7 +32,8 @@ CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
 # (rules/prompt_sinks.yaml: system_keywords) or a parameter annotated with a request type a model
 # callback rewrites (request_system): a superset of what reach.called_names marks with
 # ROLE_MARKER, decided from the text alone.
-ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b)"""
+ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b"""
+                      r"|(?:\w+\.)*\w*(?:system|SYSTEM)(?:_message|_MESSAGE)?_(?:role|ROLE)\b)"
                       r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]"
                       r"|:\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, builtin_callback_types())) + r")\b")
 

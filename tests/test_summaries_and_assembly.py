@@ -2726,3 +2726,55 @@ def reply(messages, memory_store):
     return litellm.completion(model="gpt-4o", messages=prepare(messages, memory_store))
 '''
     assert findings(tmp_path, {"app/prepare.py": source}) == []
+
+
+@pytest.mark.parametrize("imported, clock", [
+    ("from datetime import datetime", "datetime.now()"),
+    ("import datetime as dt", "dt.datetime.now()"),
+    ("import datetime", "datetime.datetime.now()"),
+])
+def test_an_import_inside_a_function_binds_its_name(tmp_path: Path, imported: str, clock: str) -> None:
+    """agno imports the clock in the branch that needs it (`if agent.add_datetime_to_context:
+    from datetime import datetime`): the local name is the module's, and the clock is found."""
+    source = f'''
+from openai import OpenAI
+
+RULES = "Follow the house rules and answer with one command at a time.\\n" * 90
+
+
+def system_message(agent):
+    if agent.add_datetime_to_context:
+        {imported}
+
+        return {{"role": "system", "content": f"The current time is {{{clock}}}." + RULES}}
+    return {{"role": "system", "content": RULES}}
+
+
+def run(agent, history):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[system_message(agent), *history])
+'''
+    message = only_finding(findings(tmp_path, {"app/agent.py": source}), "app/agent.py", 10, "error")
+    assert f"clock `{clock}`" in message
+
+
+def test_a_message_whose_role_is_a_setting_named_for_the_system_role_is_system_content(tmp_path: Path) -> None:
+    """`Message(role=agent.system_message_role, content=...)`: the role is a setting, named for
+    the system role (agno), and the message is judged as system content with the history after
+    it assumed, in a file with no SDK call and no known message class."""
+    source = '''
+import time
+
+RULES = "Follow the house rules and answer with one command at a time.\\n" * 90
+
+
+class Message:
+    def __init__(self, role, content):
+        self.role = role
+        self.content = content
+
+
+def get_system_message(agent):
+    return Message(role=agent.system_message_role, content=f"Request {time.time()}.\\n" + RULES)
+'''
+    message = only_finding(findings(tmp_path, {"app/messages.py": source}), "app/messages.py", 13, "error")
+    assert "`time.time()`" in message and "role= keyword" in message

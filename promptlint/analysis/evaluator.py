@@ -31,7 +31,7 @@ from promptlint.analysis.derived import (
     tag_request_derived,
     user_turn_names,
 )
-from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of
+from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, resolve_relative
 from promptlint.analysis.layout import argument
 from promptlint.analysis.message_lists import history_after, system_heads
 from promptlint.analysis.project import Project
@@ -72,7 +72,7 @@ from promptlint.analysis.values import (
     unknown,
     volatile_item,
 )
-from promptlint.knowledge import Knowledge
+from promptlint.knowledge import SYSTEM_ROLE_SETTING, Knowledge
 from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Via, Volatility
 
 MAX_DEPTH = 4
@@ -445,6 +445,8 @@ class Evaluator:
                 self.eval(stmt.value, frame)
         elif isinstance(stmt, ast.Return):
             frame.returns.append(self.eval(stmt.value, frame) if stmt.value else NONE)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and frame.function is not None:
+            self.run_import(stmt, frame)
         elif isinstance(stmt, ast.If) and frame.import_time and _is_main_guard(stmt.test):
             frame.import_time = False  # a script's main block runs per invocation, not at import
             self.run_block(stmt.body, frame)
@@ -501,6 +503,22 @@ class Evaluator:
             self.eval(stmt.subject, frame)
             for case in stmt.cases:
                 self.run_block(case.body, frame)
+
+    def run_import(self, stmt: ast.Import | ast.ImportFrom, frame: Frame) -> None:
+        """An import inside a function binds a local name: `from datetime import datetime` in the
+        branch that needs the clock, a lazy `import litellm` (module-level imports are indexed)."""
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                name = alias.asname or alias.name.split(".")[0]
+                frame.locals[name] = self.resolve_import(alias.name if alias.asname else name, name, frame)
+            return
+        module = frame.module
+        package = module.name if module.path.name == "__init__.py" else module.name.rpartition(".")[0]
+        base = resolve_relative(package, stmt.module, stmt.level)
+        for alias in stmt.names:
+            if alias.name != "*":
+                target = f"{base}.{alias.name}" if base else alias.name
+                frame.locals[alias.asname or alias.name] = self.resolve_import(target, target, frame)
 
     def known_role_test(self, test: ast.expr, frame: Frame) -> bool | None:
         """The outcome of a role test (``_is_role_test``) when the message's role is a known
@@ -2144,8 +2162,12 @@ class Evaluator:
         return None
 
     def is_system_role(self, role: Value) -> bool:
-        """``"system"``, ``"developer"``, or an enum member ending in one (``MessageRole.SYSTEM``)."""
-        return _role_word(role) in self.knowledge.system_roles
+        """``"system"``, ``"developer"``, an enum member ending in one (``MessageRole.SYSTEM``), or
+        a setting we cannot read named for the system role (``agent.system_message_role``:
+        knowledge.SYSTEM_ROLE_SETTING)."""
+        word = _role_word(role)
+        return word in self.knowledge.system_roles or isinstance(role, Unknown) and word is not None \
+            and SYSTEM_ROLE_SETTING.fullmatch(word) is not None
 
     def is_user_role(self, role: Value) -> bool:
         return _role_word(role) in self.knowledge.user_roles

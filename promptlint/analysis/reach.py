@@ -13,7 +13,7 @@ import builtins
 
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
 from promptlint.analysis.summaries import FLOW_NODES, Flow, SinkShapes, parameter_flows
-from promptlint.knowledge import ROLE_MARKER
+from promptlint.knowledge import ROLE_MARKER, SYSTEM_ROLE_SETTING
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -76,10 +76,13 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
 
 
 def _names_role(value: ast.AST, roles: frozenset[str]) -> bool:
-    """``"system"`` or ``MessageRole.SYSTEM``: a role value that marks system content."""
+    """``"system"``, ``MessageRole.SYSTEM`` or a setting named for it (``agent.system_message_role``):
+    a role value that marks system content."""
     if isinstance(value, ast.Constant) and isinstance(value.value, str):
         return value.value.lower() in roles
-    return isinstance(value, ast.Attribute) and value.attr.lower() in roles
+    last = value.attr if isinstance(value, ast.Attribute) else value.id if isinstance(value, ast.Name) else None
+    return last is not None and (isinstance(value, ast.Attribute) and last.lower() in roles
+                                 or SYSTEM_ROLE_SETTING.fullmatch(last) is not None)
 
 
 def _mark(call: ast.Call) -> str:
