@@ -44,7 +44,7 @@ from promptlint.facts import (
 )
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
-from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_callback_types, load_knowledge, setting_names
+from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, Knowledge, builtin_callback_types, load_knowledge, setting_names
 from promptlint.model import (
     AnalysisResult,
     CallSite,
@@ -329,7 +329,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     relevant: set[str] = set()  # every name a file was parsed for calling, at any round
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
-        direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *system_wrappers(wrappers))}
+        direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *system_wrappers(wrappers),
+                                                         *_system_message_returners(definitions))}
         relevant |= wanted | direct
         new = [p for p in called if p not in definitions and (
             not direct.isdisjoint(called[p]) or (p in entry_set and not wanted.isdisjoint(called[p])))]
@@ -340,7 +341,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         hops, names = _hops(definitions, knowledge.api_method_names)
     # Assembly points and wrapper calls are judged where they are: the definitions that contain
     # one are evaluated, their callers are not walked up (a wrapper's callers are found by name).
-    direct = frozenset(knowledge.assembly_names) | frozenset(system_wrappers(wrappers))
+    direct = frozenset(knowledge.assembly_names) | frozenset(system_wrappers(wrappers)) \
+        | _system_message_returners(definitions)
     for path, found in definitions.items():
         hops[path] = [hop if hop is not None or calls.isdisjoint(direct) else 0
                       for hop, (_, calls, _, _) in zip(hops[path], found)]
@@ -450,6 +452,13 @@ def _farthest_first(hops: list[int | None]) -> tuple[int, ...]:
     evaluated again on its own (see Evaluator.covered)."""
     reaching = [index for index, hop in enumerate(hops) if hop is not None]
     return tuple(sorted(reaching, key=lambda index: (-(hops[index] or 0), index)))
+
+
+def _system_message_returners(definitions: dict[Path, Any]) -> frozenset[str]:
+    """The last names of the functions that return the system message they build: their callers
+    are evaluated too, since what a caller writes after it in its list is the history that follows."""
+    return frozenset(d[0].rsplit(".", 1)[-1] for found in definitions.values() for d in found
+                     if RETURNS_SYSTEM_MARKER in d[1])
 
 
 def _definitions_of(paths: list[Path], facts: dict[Path, FileFacts], cache: Cache | None, workers: Workers,

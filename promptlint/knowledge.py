@@ -17,6 +17,9 @@ from promptlint.model import Volatility
 
 
 ROLE_MARKER = "<role>"  # a called-name stand-in for "builds a role-tagged message" (see analysis/reach.py)
+# A called-name stand-in for "returns the system message it builds": its callers place it in their
+# list, where what follows it is seen (analysis/message_lists.py `returned_messages`).
+RETURNS_SYSTEM_MARKER = "<returns system>"
 # A role read from a setting named for the system role (`role=agent.system_message_role`,
 # `role=SYSTEM_ROLE`): the setting holds the system role's name, whichever it is.
 SYSTEM_ROLE_SETTING = re.compile(r"(?i)(?:\w+_)?system(?:_message)?_role")

@@ -2778,3 +2778,55 @@ def get_system_message(agent):
 '''
     message = only_finding(findings(tmp_path, {"app/messages.py": source}), "app/messages.py", 13, "error")
     assert "`time.time()`" in message and "role= keyword" in message
+
+
+RUN_MESSAGES = '''
+from datetime import datetime
+
+RULES = "Follow the house rules and answer with one command at a time.\\n" * 8
+
+
+class Message:
+    def __init__(self, role, content):
+        self.role = role
+        self.content = content
+
+
+def get_system_message(agent):
+    content = f"<time>{datetime.now()}</time>\\n" + RULES
+    return Message(role="system", content=content) if content else None
+
+
+class RunMessages:
+    def __init__(self):
+        self.messages = []
+
+
+def get_run_messages(agent, session, question):
+    run_messages = RunMessages()
+    system_message = get_system_message(agent)
+    if system_message is not None:
+        run_messages.messages.append(system_message)
+    history = session.get_messages(last_n_runs=3)
+    history_copy = [Message(role=m.role, content=m.content) for m in history]
+    run_messages.messages += FOLLOWED
+    run_messages.messages.append(Message(role="user", content=question))
+    return run_messages
+'''
+
+
+def test_a_returned_system_message_the_caller_follows_with_the_conversation(tmp_path: Path) -> None:
+    """agno builds the system message in one function and returns it; the caller appends it to
+    the run's list (an attribute of a local object) and then a copy of the session's history. The
+    history is known to follow, so a clock ahead of only ~500 characters of rules is an error,
+    not an info on an assumed history."""
+    source = RUN_MESSAGES.replace("FOLLOWED", "history_copy")
+    message = only_finding(findings(tmp_path, {"app/messages.py": source}), "app/messages.py", 13, "error")
+    assert "assumed" not in message and "the conversation history" in message
+
+
+def test_a_returned_system_message_the_caller_follows_with_other_messages_keeps_its_history_assumed(
+        tmp_path: Path) -> None:
+    source = RUN_MESSAGES.replace("FOLLOWED", "[Message(role='assistant', content='Ready.')]")
+    assert "error" not in [severity for _, line, severity, _ in findings(tmp_path, {"app/messages.py": source})
+                           if line == 13]

@@ -33,7 +33,7 @@ from promptlint.analysis.derived import (
 )
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, resolve_relative
 from promptlint.analysis.layout import argument
-from promptlint.analysis.message_lists import history_after, system_heads
+from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.summaries import first_call_test
@@ -115,6 +115,9 @@ class Frame:
     stack: tuple[int, ...] = ()
     function: ast.AST | None = None  # the definition being run (request-derived content reads it)
     first_turn: str | None = None  # inside a first-call branch (`if self.turn_count == 0:`): its description
+    # The function and call that called this one (a system message it returns may be followed
+    # by a conversation there: `system = get_system_message(); messages.append(system)`).
+    call_site: tuple[ast.AST, ast.Call] | None = None
 
 
 BUILTIN_KINDS = {Mapping: "dict", Text: "str"}
@@ -1628,7 +1631,7 @@ class Evaluator:
         key = _call_key(func, frame, args, kwargs, inherited)
         cached = self._calls.get(key) if key is not None else None
         if cached is None:
-            cached = self.evaluate_call(func, frame, args, kwargs, inherited)
+            cached = self.evaluate_call(func, frame, args, kwargs, inherited, node)
             if key is not None:
                 self._calls[key] = cached
         result, self_updates = cached
@@ -1751,11 +1754,12 @@ class Evaluator:
                             for name, value in kwargs.items()}
 
     def evaluate_call(self, func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],
-                      inherited: dict[str, Value]) -> tuple[Value, dict[str, Value]]:
+                      inherited: dict[str, Value], node: ast.Call | None = None) -> tuple[Value, dict[str, Value]]:
         """Evaluate a function body with bound arguments (memoized by the caller on its inputs)."""
+        call_site = (frame.function, node) if frame.function is not None and node is not None else None
         sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
                     func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node,
-                    first_turn=frame.first_turn)
+                    first_turn=frame.first_turn, call_site=call_site)
         sub.locals.update(inherited)  # the same object: what the caller set on `self` is read here
         self.bind_params(func.node, sub, args, kwargs, func.self_value)
         self.bind_turn_state(func.node, sub)
@@ -2257,6 +2261,12 @@ class Evaluator:
         if frame.function is None:
             return None
         source = history_after(frame.function, node)
+        if source is None and frame.call_site is not None and id(node) in returned_messages(frame.function):
+            caller, call = frame.call_site
+            source = history_after(caller, call)
+            if source is not None:
+                name = getattr(caller, "name", "the caller")
+                return conversation(f"the messages `{name}` copies after it from `{source}`")
         return None if source is None else conversation(f"the messages copied after it from `{source}`")
 
     def agent_setting_content(self, qualname: str, agent: str, frame: Frame, node: ast.Call) -> list[Value]:

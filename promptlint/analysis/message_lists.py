@@ -45,6 +45,7 @@ def _followed_messages(function: ast.AST) -> dict[int, str]:
     # A message held in a name first (`system = SystemMessage(...)`, then `[system, *history]`)
     # is followed by what follows the name.
     held: dict[int, ast.Name] = {}
+    copies = _history_copies(function)
     for stmt in nodes_of(function, ast.stmt):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             held[id(stmt.value)] = stmt.targets[0]
@@ -53,11 +54,11 @@ def _followed_messages(function: ast.AST) -> dict[int, str]:
             copied = _concatenated(stmt.targets[0].id, stmt.value)
             if copied is not None:
                 growth.append((stmt.targets[0].id, stmt.lineno, copied))
-        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) \
-                and _history_like(stmt.value):
-            growth.append((stmt.target.id, stmt.lineno, ast.unparse(stmt.value)))
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) \
+                and (target := _dotted_name(stmt.target)) and _history_like(stmt.value, copies):
+            growth.append((target, stmt.lineno, ast.unparse(stmt.value)))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            _appended(stmt.value, stmt.lineno, placed, growth)
+            _appended(stmt.value, stmt.lineno, placed, growth, copies)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             growth.extend(_copied_by_loop(stmt))
     for node_id, name, line in placed:
@@ -96,18 +97,72 @@ def _concatenated(name: str, value: ast.expr) -> str | None:
 
 
 def _appended(call: ast.Call, line: int, placed: list[tuple[int, str, int]],
-              growth: list[tuple[str, int, str]]) -> None:
+              growth: list[tuple[str, int, str]], copies: frozenset[str]) -> None:
     """`name.append(message)` / `name.insert(0, message)` place a message; `name.extend(history)`
-    copies a conversation after what is already there."""
-    if not isinstance(call.func, ast.Attribute) or not isinstance(call.func.value, ast.Name):
+    copies a conversation after what is already there (`name` may be dotted: `run.messages`)."""
+    if not isinstance(call.func, ast.Attribute):
         return
-    name, method = call.func.value.id, call.func.attr
+    name, method = _dotted_name(call.func.value), call.func.attr
+    if name is None:
+        return
     if method == "append" and len(call.args) == 1:
         placed.append((id(call.args[0]), name, line))
     elif method == "insert" and len(call.args) == 2:
         placed.append((id(call.args[1]), name, line))
-    elif method == "extend" and len(call.args) == 1 and _history_like(call.args[0]):
+    elif method == "extend" and len(call.args) == 1 and _history_like(call.args[0], copies):
         growth.append((name, line, ast.unparse(call.args[0])))
+
+
+def _history_copies(function: ast.AST) -> frozenset[str]:
+    """Names bound to a copy of a conversation: `history_copy = [deepcopy(m) for m in history]`,
+    `turns = list(messages)`, `recent = history[-10:]`."""
+    found = set()
+    for stmt in nodes_of(function, ast.Assign):
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and _copies_history(stmt.value):
+            found.add(stmt.targets[0].id)
+    return frozenset(found)
+
+
+def _copies_history(value: ast.expr) -> bool:
+    if isinstance(value, ast.ListComp):
+        return len(value.generators) == 1 and _history_like(value.generators[0].iter)
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.slice, ast.Slice) and _history_like(value.value)
+    if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+        return _last_word(value.func) in ("list", "copy", "deepcopy") and _history_like(value.args[0])
+    return False
+
+
+RETURNS_ATTRIBUTE = "_promptlint_returned_messages"
+
+
+def returned_messages(function: ast.AST) -> frozenset[int]:
+    """The ids of the expressions the function returns, through a conditional expression and a
+    name it returns (`message = Message(...)`; `return message if text else None`): a system
+    message among them is the caller's to place, so what the caller writes after it follows it."""
+    found = function.__dict__.get(RETURNS_ATTRIBUTE)
+    if found is None:
+        found = frozenset(_returned(function))
+        setattr(function, RETURNS_ATTRIBUTE, found)
+    return found
+
+
+def _returned(function: ast.AST) -> set[int]:
+    values = [node.value for node in nodes_of(function, ast.Return) if node.value is not None]
+    returned_names: set[str] = set()
+    found: set[int] = set()
+    while values:
+        value = values.pop()
+        if isinstance(value, ast.IfExp):
+            values += [value.body, value.orelse]
+        elif isinstance(value, ast.Name):
+            returned_names.add(value.id)
+        else:
+            found.add(id(value))
+    for stmt in nodes_of(function, ast.Assign):
+        if any(isinstance(target, ast.Name) and target.id in returned_names for target in stmt.targets):
+            found.add(id(stmt.value))
+    return found
 
 
 def _copied_by_loop(loop: ast.For | ast.AsyncFor) -> list[tuple[str, int, str]]:
@@ -142,9 +197,9 @@ def _keeps_role_of(message: ast.expr, item: str) -> bool:
     return any(isinstance(name, ast.Name) and name.id == item for name in ast.walk(role))
 
 
-def _history_like(value: ast.expr) -> bool:
+def _history_like(value: ast.expr, copies: frozenset[str] = frozenset()) -> bool:
     last = value.attr if isinstance(value, ast.Attribute) else value.id if isinstance(value, ast.Name) else None
-    return last is not None and HISTORY_LIKE.search(last) is not None
+    return last is not None and (HISTORY_LIKE.search(last) is not None or last in copies)
 
 
 HEADS_ATTRIBUTE = "_promptlint_system_heads"

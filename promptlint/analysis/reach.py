@@ -13,7 +13,8 @@ import builtins
 
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
 from promptlint.analysis.summaries import FLOW_NODES, Flow, SinkShapes, parameter_flows
-from promptlint.knowledge import ROLE_MARKER, SYSTEM_ROLE_SETTING
+from promptlint.analysis.message_lists import returned_messages
+from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, SYSTEM_ROLE_SETTING
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -58,9 +59,12 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
             if any(isinstance(key, ast.Constant) and key.value == "role" and _names_role(value, system_roles)
                    for key, value in zip(node.keys, node.values)):
                 names.add(ROLE_MARKER)  # builds a system message: an assembly point
+                _mark_returned(function, node, names)
             continue
-        if any((keyword.arg in role_keys and _names_role(keyword.value, system_roles)) or keyword.arg in system_keywords
-               for keyword in node.keywords):
+        if any(keyword.arg in role_keys and _names_role(keyword.value, system_roles) for keyword in node.keywords):
+            names.add(ROLE_MARKER)
+            _mark_returned(function, node, names)
+        elif any(keyword.arg in system_keywords for keyword in node.keywords):
             names.add(ROLE_MARKER)
         mark = _mark(node)
         func = node.func
@@ -73,6 +77,13 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
         elif isinstance(func, ast.Name):
             names.add(func.id + mark)
     return names
+
+
+def _mark_returned(function: ast.AST, message: ast.AST, names: set[str]) -> None:
+    """A system message the function returns is placed by its callers: mark it so that they
+    are evaluated, where what they write after it is seen."""
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(message) in returned_messages(function):
+        names.add(RETURNS_SYSTEM_MARKER)
 
 
 def _names_role(value: ast.AST, roles: frozenset[str]) -> bool:
