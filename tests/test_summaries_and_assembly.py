@@ -2709,6 +2709,26 @@ def reply(messages, memory_store):
     assert findings(tmp_path, {"app/prepare.py": source}) == []
 
 
+def test_the_system_text_read_back_from_the_head_is_not_the_conversation(tmp_path: Path) -> None:
+    """browser-use's providers append a JSON-schema instruction to the system message they are
+    handed (`messages[0].content += schema`); the same function has a local `content` made from
+    the conversation (the reply to it). The head's own text is the system prompt, not that local."""
+    source = '''
+import json
+import litellm
+
+
+def ask(messages, output_schema):
+    modified_messages = [m.model_copy(deep=True) for m in messages]
+    if modified_messages and modified_messages[0].role == "system":
+        modified_messages[0].content += "\\n\\nRespond with JSON:\\n" + json.dumps(output_schema)
+    response = litellm.completion(model="gpt-4o", messages=[m.model_dump() for m in modified_messages])
+    content = response.choices[0].message.content
+    return content
+'''
+    assert findings(tmp_path, {"app/provider.py": source}) == []
+
+
 def test_the_first_message_rewritten_without_a_system_test_is_not_taken_for_system_text(tmp_path: Path) -> None:
     """With no test that the first message is a system one, `messages[0]` may be the user's turn:
     the rewrite is not judged as system content."""

@@ -1046,6 +1046,9 @@ class Evaluator:
             # Named by its source path (`result.chunks`, not `chunks`): what it was read from tells
             # whether it is request-derived (analysis/derived.py).
             return self.attribute_identifier(path, node, frame) or replace(value, hole=replace(value.hole, expression=path))
+        if isinstance(node.value, ast.Subscript) and isinstance(value, Unknown) and value.hole.expression == node.attr:
+            # `messages[0].content`, not `content`: an item's attribute is not a local of that name.
+            return replace(value, hole=replace(value.hole, expression=ast.unparse(node)))
         return value
 
     def attribute_identifier(self, path: str, node: ast.AST, frame: Frame) -> Value | None:
