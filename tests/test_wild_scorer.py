@@ -228,6 +228,23 @@ def test_a_bust_is_not_found_by_a_finding_judged_false_at_its_place() -> None:
     assert score.score([bust], [wrong, right], judged).found == {bust.id: [wrong, right]}
 
 
+def test_a_safe_label_sharing_a_busts_origin_is_flagged_only_where_it_lands() -> None:
+    """MetaGPT: one clock is written per step into one prompt (a bust) and copied once into a
+    frozen system prompt elsewhere (a look-alike). A finding on the bust's prompt names the shared
+    origin; it finds the bust and does not flag the look-alike. One where the copy lands does."""
+    bust = score.parse_label(label(id="b", volatile=[30, 31], lands=[12, 12], path="shop/prompts.py",
+                                   volatile_path="shop/app.py"), "t")
+    safe = score.parse_label(label(id="s", verdict="safe", volatile=[30, 31], lands=[50, 50], path="shop/role.py",
+                                   volatile_path="shop/app.py"), "t")
+    at_bust = score.Finding("acme/shop", "shop/prompts.py", 12, "PC001", "error", "m", source=("shop/app.py", 30))
+    result = score.score([bust, safe], [at_bust], judged={})
+    assert set(result.found) == {"b"} and not result.violated
+    at_copy = score.Finding("acme/shop", "shop/role.py", 50, "PC001", "error", "m", source=("shop/app.py", 30))
+    assert set(score.score([bust, safe], [at_copy], judged={}).violated) == {"s"}
+    # Without a bust at the same origin, a finding there still flags the safe label.
+    assert set(score.score([safe], [at_bust], judged={}).violated) == {"s"}
+
+
 def test_issue_18s_rule_counts_short_tail_busts_apart() -> None:
     """The second figure: busts whose audited tail is short are look-alikes by issue 18's rule,
     left out of its recall and counted as flagged when a finding reports them."""

@@ -192,10 +192,20 @@ def _touches(finding: Finding, path: str, first: int, last: int) -> bool:
     return any(p == path and first <= line <= last for p, line in places)
 
 
-def matches(finding: Finding, label: Label) -> bool:
+def matches(finding: Finding, label: Label, spans: list[tuple[str, int, int]] | None = None) -> bool:
     if finding.repo != label.repo or (label.rule and finding.rule != label.rule):
         return False
-    return any(_touches(finding, path, first, last) for path, first, last in label.spans())
+    return any(_touches(finding, path, first, last) for path, first, last in spans or label.spans())
+
+
+def _look_alike_spans(label: Label, labels: list[Label]) -> list[tuple[str, int, int]]:
+    """Where a finding flags a safe label. A safe label whose origin is also a bust's (one clock
+    copied into a frozen system prompt here, written per step into another prompt there) is flagged
+    only where it lands: a finding at the shared origin is the bust's."""
+    shared = any(other.verdict == "bust" and other.repo == label.repo and other.volatile_path == label.volatile_path
+                 and other.volatile[0] <= label.volatile[1] and label.volatile[0] <= other.volatile[1]
+                 for other in labels)
+    return [(label.lands_path, *label.lands)] if shared else label.spans()
 
 
 def _judgement(finding: Finding, judged: dict[tuple[str, str, int, str], list[dict[str, Any]]]) -> dict[str, Any] | None:
@@ -210,7 +220,8 @@ def score(labels: list[Label], findings: list[Finding], judged: dict[tuple[str, 
     counted = [f for f in findings if f.severity in COUNTED_SEVERITIES]
     result = Score(labels=labels, findings=counted)
     for label in labels:
-        hits = [f for f in counted if matches(f, label)]
+        spans = _look_alike_spans(label, labels) if label.verdict == "safe" else None
+        hits = [f for f in counted if matches(f, label, spans)]
         if label.verdict == "bust":
             # A finding judged false at the bust's place is not that bust found (ragflow: a
             # timestamp judged no loss sits on the line where the retrieved knowledge busts it).
