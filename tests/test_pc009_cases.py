@@ -17,6 +17,8 @@ from tests.conftest import write_tree
 CUT = ": once it is full, every request changes an earlier part of the history, so everything after the " \
       "cut misses the prefix cache on every call"
 HINT = "cut the history in large blocks (or summarize) so the prefix stays fixed for many turns"
+MASK = (" replaces its items older than the latest few (`{test}`) as it grows: each new item rewrites one the "
+        "previous request sent")
 WINDOW = (" replays only the latest turns of the conversation: once it is longer, the window slides on every "
           "request, so the replayed history misses the prefix cache on every call")
 
@@ -331,6 +333,33 @@ class ContextWindowFilter:
         recent_messages = other_messages[-self.max_messages:]
         return system_messages + recent_messages
 ''', [((8, 9, 8, 62), "`other_messages` is cut to its last `self.max_messages` messages" + CUT)]),
+    "older observations masked by their distance from the end (OpenHands)": ('''
+class ObservationMasking:
+    def condense(self, view: list) -> list:
+        """Keep the latest observations for the llm; mask the older ones."""
+        results = []
+        for i, event in enumerate(view):
+            if event.kind == "observation" and i < len(view) - self.attention_window:
+                results.append({"role": "tool", "content": "<MASKED>"})
+            else:
+                results.append(event)
+        return results
+''', [((7, 17, 7, 72), "`view`" + MASK.format(test="i < len(view) - self.attention_window") + CUT)]),
+    "older results truncated, counted from the newest (MetaGPT)": ('''
+class Role:
+    def parse_editor_result(self, memory: list, keep_latest_count=5) -> list:
+        """Retain the latest editor results for the llm and shorten older ones."""
+        new_memory = []
+        i = 0
+        for msg in reversed(memory):
+            if "Command Editor" in msg.content:
+                i += 1
+                if i > keep_latest_count:
+                    msg = {"role": "user", "content": msg.content[:80]}
+            new_memory.append(msg)
+        new_memory.reverse()
+        return new_memory
+''', [((10, 21, 10, 72), "`memory`" + MASK.format(test="i > keep_latest_count") + CUT)]),
 }
 
 LEFT_ALONE = {
@@ -494,6 +523,41 @@ class Chat:
             raise ValueError("the conversation is too long")
         recent_messages = messages[-self.max_messages:]
         return recent_messages
+''',
+    "the last item told apart, every item kept": '''
+def pad(messages: list) -> list:
+    """Gemini wants a model turn between a tool result and a user message (llm)."""
+    padded = []
+    for i, message in enumerate(messages):
+        padded.append(message)
+        if message["role"] == "tool" and i + 1 < len(messages) and messages[i + 1]["role"] == "user":
+            padded.append({"role": "model", "content": "..."})
+    return padded
+''',
+    "the newest messages kept within a budget, flagged for caching": '''
+def fit(history: list, budget: int) -> list:
+    """What the llm sees of the history: the newest messages that fit."""
+    kept, total = [], 0
+    for msg in reversed(history):
+        tokens = len(msg.content) // 4
+        if total + tokens <= budget:
+            msg.should_cache = True
+            kept.insert(0, msg)
+            total += tokens
+        else:
+            break
+    return kept
+''',
+    "an attachment shown only on the last message": '''
+def render(messages: list) -> list:
+    """Chat messages for the llm, the image only on the last one."""
+    out = []
+    for i, msg in enumerate(messages):
+        if i == len(messages) - 1:
+            out.append({"role": msg["role"], "content": msg["content"] + msg["image"]})
+        else:
+            out.append(msg)
+    return out
 ''',
 }
 

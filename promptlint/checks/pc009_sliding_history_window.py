@@ -6,7 +6,9 @@ they reach a limit: `self.messages = self.messages[-max_messages:]` after a leng
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens, `messages[:1] +
 messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`, or a list started with
 the first message and extended with the latest ones, or every item but the latest few removed:
-`for image in images[:-2]: messages.remove(image)`), the latest `n` messages
+`for image in images[:-2]: messages.remove(image)`, or every item but the latest few replaced by a
+placeholder or a shortened copy as the list grows: `if i < len(view) - window: masked`, or counted
+from the newest, `if count > keep_latest: msg = shortened(msg)`), the latest `n` messages
 after a loop that lowers `n` until they fit a limit (`messages[-n:]`, or a memory's
 `to_messages(n)` that hands out its last `n` turns: griptape's autoprune), a `get_messages()` that
 returns only the last `buffer_size` messages of what it holds, the conversation rendered as text
@@ -70,6 +72,12 @@ a function that also asks a model for a summary (a name, attribute or text sayin
 "compact", and a call such as `llm.ainvoke(...)` on a model or client) is a compaction and is left
 alone: the dropped turns live on in the summary until the next compaction. A compaction that runs
 again on every request once the history is full would slide like a window and is missed.
+Items replaced by their distance from the end are found only in a loop over the list itself
+(`enumerate(view)` with a test against `len(view)`, or `reversed(memory)` with a count stepped by
+one) whose branch appends something else where the `else` appends the item, binds the item's name
+to a new message, or writes over its content; whatever the list is called, so a display list that
+collapses old entries the same way in a file that deals with chat messages is reported too. An
+omitted set computed in another method (`idx in omit_indices`) is missed.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -132,6 +140,8 @@ CHAT_WORDS = ("role", "llm", "completion", "chat_model", "model_client", "assist
 # `ConversationMemory.runs[-last_n:]`): its lists are the history whatever they are called.
 HISTORY_CLASS = re.compile(r"\bclass\s+\w*(?i:" + "|".join(HISTORY_WORDS) + r")")
 OWN_TAIL = re.compile(r"\bself\.\w+\[\s*-")
+# A loop that may treat an item by its distance from the end (see _masking_cuts).
+MASKING_LOOP = re.compile(r"\bfor\s+\w+\s*,\s*\w+\s+in\s+enumerate\(|\bfor\s+\w+\s+in\s+reversed\(")
 
 
 def may_cut_history(text: str) -> bool:
@@ -139,7 +149,11 @@ def may_cut_history(text: str) -> bool:
     a history-named list in a file that deals with chat messages for a model (a capped list of
     alerts or ids in a file that never builds a request is not a prompt's history)."""
     lowered = text.lower()
-    if not any(word in lowered for word in HISTORY_WORDS) or not any(word in lowered for word in CHAT_WORDS):
+    if not any(word in lowered for word in CHAT_WORDS):
+        return False
+    if ("enumerate(" in text or "reversed(" in text) and MASKING_LOOP.search(text) is not None:
+        return CHAT_CODE.search(text) is not None
+    if not any(word in lowered for word in HISTORY_WORDS):
         return False
     for anchor in ANCHORS:
         start = text.find(anchor)
@@ -254,6 +268,16 @@ def drain(pending_messages: list) -> None:
     while pending_messages:
         print(pending_messages.pop(0))
 """,
+        # Every message kept, a padding turn added after some: nothing is replaced.
+        """
+def pad(messages: list) -> list:
+    padded = []
+    for i, message in enumerate(messages):
+        padded.append(message)
+        if message["role"] == "tool" and i + 1 < len(messages):
+            padded.append({"role": "model", "content": "..."})
+    return padded
+""",
         # Text that is not the conversation (a page), cut to fit: not a history window.
         """
 def page_excerpt(browser, llm, limit: int) -> str:
@@ -264,6 +288,17 @@ def page_excerpt(browser, llm, limit: int) -> str:
 """,
     ]
     INVALID = [
+        # Older observations masked by their distance from the end, rebuilt before every request.
+        """
+def condense(view: list, window: int) -> list:
+    results = []
+    for i, event in enumerate(view):
+        if i < len(view) - window:
+            results.append({"role": "tool", "content": "<MASKED>"})
+        else:
+            results.append(event)
+    return results
+""",
         # A framework's windowed history (rules/prompt_sinks.yaml `history_windows`).
         """
 from agno.agent import Agent
@@ -568,6 +603,89 @@ def _countdown_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterato
             yield Cut(node, history, f"is cut to the latest `{size.id}` messages that fit its limit")
 
 
+def _masking_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Cut]:
+    """A list rebuilt with its items older than the latest few replaced (masked, truncated): either
+    ``for i, event in enumerate(view): if i < len(view) - window: out.append(Placeholder())``, or
+    ``for msg in reversed(memory)`` with a count of the items seen so far, ``if count > keep:``
+    and the item replaced. As the list grows, each new item turns one that the previous request
+    sent in full into its placeholder, a few items from the end: an earlier part of the history
+    changes on every request (OpenHands' observation masking, MetaGPT's editor results)."""
+    for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
+        found = _masking_loop(loop)
+        if found is not None:
+            history, test, replaced = found
+            yield Cut(replaced, history, f"replaces its items older than the latest few (`{ast.unparse(test)}`) "
+                                         "as it grows: each new item rewrites one the previous request sent")
+
+
+def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST] | None:
+    """(the list, the test of an item's distance from the end, the statement replacing the item)."""
+    iterated = loop.iter
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and len(iterated.args) == 1):
+        return None
+    listed = ast.unparse(iterated.args[0])
+    if iterated.func.id == "enumerate" and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 \
+            and all(isinstance(e, ast.Name) for e in loop.target.elts):
+        index, item = (e.id for e in loop.target.elts)  # type: ignore[attr-defined]
+        by_distance = lambda test: _names_in(test, index) and any(  # noqa: E731
+            isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "len" and c.args
+            and ast.unparse(c.args[0]) == listed for c in nodes_of(test, ast.Call))
+    elif iterated.func.id == "reversed" and isinstance(loop.target, ast.Name):
+        item = loop.target.id
+        # A count of the items seen (`cnt += 1`), not a budget (`total += len(m.content)`).
+        counters = {n.target.id for n in nodes_of(loop, ast.AugAssign) if isinstance(n.target, ast.Name)
+                    and isinstance(n.op, ast.Add) and isinstance(n.value, ast.Constant) and n.value.value == 1}
+        by_distance = lambda test: any(_names_in(test, c) for c in counters)  # noqa: E731
+    else:
+        return None
+    for branch in nodes_of(loop, ast.If):
+        compares = [c for c in nodes_of(branch.test, ast.Compare)
+                    if all(isinstance(op, ORDERINGS) for op in c.ops) and by_distance(c)]
+        if not compares:
+            continue
+        replaced = _replacing(branch, item)
+        if replaced is not None:
+            return listed, compares[0], replaced
+    return None
+
+
+ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _names_in(node: ast.AST, name: str) -> bool:
+    return any(n.id == name for n in nodes_of(node, ast.Name))
+
+
+def _replacing(branch: ast.If, item: str) -> ast.stmt | None:
+    """The statement of the branch that puts something else in the item's place: another value
+    appended to the list the `else` appends the item to, the item's name bound to a new message,
+    or the item's content written over (`msg["content"] = ...`, `msg.content = ...`)."""
+    kept = {ast.unparse(c.func.value) for statement in branch.orelse for c in nodes_of(statement, ast.Call)
+            if isinstance(c.func, ast.Attribute) and c.func.attr == "append" and len(c.args) == 1
+            and isinstance(c.args[0], ast.Name) and c.args[0].id == item}
+    for stmt in (s for statement in branch.body for s in nodes_of(statement, ast.stmt)):
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+                and len(call.args) == 1 and ast.unparse(call.func.value) in kept \
+                and not (isinstance(call.args[0], ast.Name) and call.args[0].id == item):
+            return stmt
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name) and target.id == item and isinstance(stmt.value, (ast.Call, ast.Dict)):
+                return stmt  # `msg = UserMessage(content=shortened)`, appended after the `if`
+            if _writes_content_of(target, item):
+                return stmt
+    return None
+
+
+def _writes_content_of(target: ast.expr, item: str) -> bool:
+    """``item.content`` / ``item["content"]`` (or its text or parts)."""
+    key = target.attr if isinstance(target, ast.Attribute) else \
+        target.slice.value if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) else None
+    base = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+    return key in ("content", "text", "parts") and isinstance(base, ast.Name) and base.id == item
+
+
 def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterator[tuple[ast.Call, HelperCut]]:
     """``convo.trim(3, 2)`` under ``if len(convo.messages) > 11``: a helper cut called on a
     history-named object, under a limit test; and the calls of ``_counted_down_calls``. Each call
@@ -641,7 +759,7 @@ def _candidate_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterato
             cut = _text_cut(node, texts, length_names)
             if cut is not None:
                 yield scope, cut
-    for cut in _countdown_cuts(function):
+    for cut in (*_countdown_cuts(function), *_masking_cuts(function)):
         not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
         if cut.history not in not_messages:
             yield function, cut
