@@ -548,6 +548,21 @@ def fit(history: list, budget: int) -> list:
             break
     return kept
 ''',
+    "the newest user turn marked as a cache breakpoint, older ones as they are": '''
+class ConversationHistory:
+    def get_turns(self) -> list:
+        """The turns for the llm, the latest user turn with a cache breakpoint (Anthropic's cookbook)."""
+        result = []
+        user_turns_processed = 0
+        for turn in reversed(self.turns):
+            if turn["role"] == "user" and user_turns_processed < 1:
+                result.append({"role": "user", "content": [{"type": "text", "text": turn["content"][0]["text"],
+                                                            "cache_control": {"type": "ephemeral"}}]})
+                user_turns_processed += 1
+            else:
+                result.append(turn)
+        return list(reversed(result))
+''',
     "an attachment shown only on the last message": '''
 def render(messages: list) -> list:
     """Chat messages for the llm, the image only on the last one."""

@@ -73,8 +73,9 @@ a function that also asks a model for a summary (a name, attribute or text sayin
 alone: the dropped turns live on in the summary until the next compaction. A compaction that runs
 again on every request once the history is full would slide like a window and is missed.
 Items replaced by their distance from the end are found only in a loop over the list itself
-(`enumerate(view)` with a test against `len(view)`, or `reversed(memory)` with a count stepped by
-one) whose branch appends something else where the `else` appends the item, binds the item's name
+(`enumerate(view)` with a test against `len(view)` that holds for the older items, or
+`reversed(memory)` with a count stepped by one that holds once the count is large; the newest turn
+marked as a cache breakpoint is not a rewrite of the history) whose branch appends something else where the `else` appends the item, binds the item's name
 to a new message, or writes over its content; whatever the list is called, so a display list that
 collapses old entries the same way in a file that deals with chat messages is reported too. An
 omitted set computed in another method (`idx in omit_indices`) is missed.
@@ -627,7 +628,8 @@ def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST]
     if iterated.func.id == "enumerate" and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 \
             and all(isinstance(e, ast.Name) for e in loop.target.elts):
         index, item = (e.id for e in loop.target.elts)  # type: ignore[attr-defined]
-        by_distance = lambda test: _names_in(test, index) and any(  # noqa: E731
+        # Older items: a small index (`i < len(view) - window`).
+        by_distance = lambda test: _bounds(test, index, small=True) and any(  # noqa: E731
             isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "len" and c.args
             and ast.unparse(c.args[0]) == listed for c in nodes_of(test, ast.Call))
     elif iterated.func.id == "reversed" and isinstance(loop.target, ast.Name):
@@ -635,7 +637,8 @@ def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST]
         # A count of the items seen (`cnt += 1`), not a budget (`total += len(m.content)`).
         counters = {n.target.id for n in nodes_of(loop, ast.AugAssign) if isinstance(n.target, ast.Name)
                     and isinstance(n.op, ast.Add) and isinstance(n.value, ast.Constant) and n.value.value == 1}
-        by_distance = lambda test: any(_names_in(test, c) for c in counters)  # noqa: E731
+        # Older items: a large count of those seen from the newest (`count > keep_latest`).
+        by_distance = lambda test: any(_bounds(test, c, small=False) for c in counters)  # noqa: E731
     else:
         return None
     for branch in nodes_of(loop, ast.If):
@@ -650,6 +653,23 @@ def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST]
 
 
 ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _bounds(test: ast.Compare, name: str, small: bool) -> bool:
+    """Whether ``test`` holds for small values of ``name`` (``small``) or for large ones: ``i < n``,
+    ``n > i`` and ``len(h) - i > n`` hold for small ``i``; ``count > keep`` for a large count."""
+    if len(test.ops) != 1:
+        return False
+    sides = (test.left, test.comparators[0])
+    holder = [index for index, side in enumerate(sides) if _names_in(side, name)]
+    if len(holder) != 1:
+        return False
+    side = sides[holder[0]]
+    below = isinstance(test.ops[0], (ast.Lt, ast.LtE)) == (holder[0] == 0)
+    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _names_in(n.right, name)
+           for n in nodes_of(side, ast.BinOp)):
+        below = not below  # `len(h) - i > n`: the larger `i`, the smaller the left side
+    return below == small
 
 
 def _names_in(node: ast.AST, name: str) -> bool:
