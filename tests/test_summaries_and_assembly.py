@@ -2777,6 +2777,14 @@ def run(agent, history):
     assert f"clock `{clock}`" in message
 
 
+MESSAGE_CLASS = """
+class Message:
+    def __init__(self, role, content):
+        self.role = role
+        self.content = content
+"""
+
+
 def test_a_message_whose_role_is_a_setting_named_for_the_system_role_is_system_content(tmp_path: Path) -> None:
     """`Message(role=agent.system_message_role, content=...)`: the role is a setting, named for
     the system role (agno), and the message is judged as system content with the history after
@@ -2786,12 +2794,7 @@ import time
 
 RULES = "Follow the house rules and answer with one command at a time.\\n" * 90
 
-
-class Message:
-    def __init__(self, role, content):
-        self.role = role
-        self.content = content
-
+''' + MESSAGE_CLASS + '''
 
 def get_system_message(agent):
     return Message(role=agent.system_message_role, content=f"Request {time.time()}.\\n" + RULES)
@@ -2805,12 +2808,7 @@ from datetime import datetime
 
 RULES = "Follow the house rules and answer with one command at a time.\\n" * 8
 
-
-class Message:
-    def __init__(self, role, content):
-        self.role = role
-        self.content = content
-
+''' + MESSAGE_CLASS + '''
 
 def get_system_message(agent):
     content = f"<time>{datetime.now()}</time>\\n" + RULES
