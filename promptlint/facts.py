@@ -17,7 +17,13 @@ from pathlib import Path
 from promptlint.analysis.index import class_bases_in_text, module_names_for
 from promptlint.cache import Cache, FileFacts, sha256_bytes
 from promptlint.checks.pc009_sliding_history_window import may_cut_history
-from promptlint.knowledge import ROLE_MARKER, Knowledge, builtin_callback_types, builtin_system_keywords
+from promptlint.knowledge import (
+    ROLE_MARKER,
+    SYSTEM_ROLE_SETTING_WORD,
+    Knowledge,
+    builtin_callback_types,
+    builtin_system_keywords,
+)
 from promptlint.prefilter import imported_modules, package_of, relevant_files
 
 DATE_PIN_WORDS = ("date_string", "VLLM_SYSTEM_START_DATE")
@@ -33,7 +39,7 @@ CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
 # callback rewrites (request_system): a superset of what reach.called_names marks with
 # ROLE_MARKER, decided from the text alone.
 ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b"""
-                      r"|(?:\w+\.)*\w*(?:system|SYSTEM)(?:_message|_MESSAGE)?_(?:role|ROLE)\b)"
+                      r"|(?:\w+\.)*(?i:" + SYSTEM_ROLE_SETTING_WORD + r")\b)"
                       r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]"
                       r"|:\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, builtin_callback_types())) + r")\b")
 

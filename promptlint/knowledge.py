@@ -22,7 +22,8 @@ ROLE_MARKER = "<role>"  # a called-name stand-in for "builds a role-tagged messa
 RETURNS_SYSTEM_MARKER = "<returns system>"
 # A role read from a setting named for the system role (`role=agent.system_message_role`,
 # `role=SYSTEM_ROLE`): the setting holds the system role's name, whichever it is.
-SYSTEM_ROLE_SETTING = re.compile(r"(?i)(?:\w+_)?system(?:_message)?_role")
+SYSTEM_ROLE_SETTING_WORD = r"(?:\w+_)?system(?:_message)?_role"
+SYSTEM_ROLE_SETTING = re.compile(SYSTEM_ROLE_SETTING_WORD, re.IGNORECASE)
 
 
 def rules_dir() -> Path:

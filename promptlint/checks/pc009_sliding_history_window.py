@@ -75,10 +75,11 @@ again on every request once the history is full would slide like a window and is
 Items replaced by their distance from the end are found only in a loop over the list itself
 (`enumerate(view)` with a test against `len(view)` that holds for the older items, or
 `reversed(memory)` with a count stepped by one that holds once the count is large; the newest turn
-marked as a cache breakpoint is not a rewrite of the history) whose branch appends something else where the `else` appends the item, binds the item's name
-to a new message, or writes over its content; whatever the list is called, so a display list that
-collapses old entries the same way in a file that deals with chat messages is reported too. An
-omitted set computed in another method (`idx in omit_indices`) is missed.
+marked as a cache breakpoint is not a rewrite of the history) whose branch appends something
+else where the `else` appends the item, binds the item's name to a new message, or writes over its
+content; whatever the list is called, so a display list that collapses old entries the same way in
+a file that deals with chat messages is reported too. An omitted set computed in another method
+(`idx in omit_indices`) is missed.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -627,38 +628,38 @@ def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST]
     listed = ast.unparse(iterated.args[0])
     if iterated.func.id == "enumerate" and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 \
             and all(isinstance(e, ast.Name) for e in loop.target.elts):
+        # Older items have a small index measured against the length (`i < len(view) - window`).
         index, item = (e.id for e in loop.target.elts)  # type: ignore[attr-defined]
-        # Older items: a small index (`i < len(view) - window`).
-        by_distance = lambda test: _bounds(test, index, small=True) and any(  # noqa: E731
-            isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "len" and c.args
-            and ast.unparse(c.args[0]) == listed for c in nodes_of(test, ast.Call))
+        probes, older_when_small, measured = {index}, True, listed
     elif iterated.func.id == "reversed" and isinstance(loop.target, ast.Name):
+        # Older items have a large count of those seen from the newest (`count > keep_latest`): a
+        # count steps by one (`cnt += 1`), a budget by a size (`total += len(m.content)`).
         item = loop.target.id
-        # A count of the items seen (`cnt += 1`), not a budget (`total += len(m.content)`).
-        counters = {n.target.id for n in nodes_of(loop, ast.AugAssign) if isinstance(n.target, ast.Name)
-                    and isinstance(n.op, ast.Add) and isinstance(n.value, ast.Constant) and n.value.value == 1}
-        # Older items: a large count of those seen from the newest (`count > keep_latest`).
-        by_distance = lambda test: any(_bounds(test, c, small=False) for c in counters)  # noqa: E731
+        probes = {n.target.id for n in nodes_of(loop, ast.AugAssign) if isinstance(n.target, ast.Name)
+                  and isinstance(n.op, ast.Add) and isinstance(n.value, ast.Constant) and n.value.value == 1}
+        older_when_small, measured = False, None
     else:
         return None
     for branch in nodes_of(loop, ast.If):
         compares = [c for c in nodes_of(branch.test, ast.Compare)
-                    if all(isinstance(op, ORDERINGS) for op in c.ops) and by_distance(c)]
-        if not compares:
-            continue
-        replaced = _replacing(branch, item)
+                    if any(_bounds(c, probe, older_when_small) for probe in probes)
+                    and (measured is None or _measures_length_of(c, measured))]
+        replaced = _replacing(branch, item) if compares else None
         if replaced is not None:
             return listed, compares[0], replaced
     return None
 
 
-ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+def _measures_length_of(test: ast.Compare, listed: str) -> bool:
+    return any(isinstance(c.func, ast.Name) and c.func.id == "len" and c.args and ast.unparse(c.args[0]) == listed
+               for c in nodes_of(test, ast.Call))
 
 
 def _bounds(test: ast.Compare, name: str, small: bool) -> bool:
-    """Whether ``test`` holds for small values of ``name`` (``small``) or for large ones: ``i < n``,
-    ``n > i`` and ``len(h) - i > n`` hold for small ``i``; ``count > keep`` for a large count."""
-    if len(test.ops) != 1:
+    """Whether ``test`` is an ordering that holds for small values of ``name`` (``small``) or for
+    large ones: ``i < n``, ``n > i`` and ``len(h) - i > n`` hold for small ``i``; ``count > keep``
+    for a large count."""
+    if len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
         return False
     sides = (test.left, test.comparators[0])
     holder = [index for index, side in enumerate(sides) if _names_in(side, name)]
