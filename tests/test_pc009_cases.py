@@ -17,8 +17,7 @@ from tests.conftest import write_tree
 CUT = ": once it is full, every request changes an earlier part of the history, so everything after the " \
       "cut misses the prefix cache on every call"
 HINT = "cut the history in large blocks (or summarize) so the prefix stays fixed for many turns"
-MASK = (" replaces its items older than the latest few (`{test}`) as it grows: each new item rewrites one the "
-        "previous request sent")
+MASK = " keeps only its latest items whole (`{test}` replaces the older ones)"
 WINDOW = (" replays only the latest turns of the conversation: once it is longer, the window slides on every "
           "request, so the replayed history misses the prefix cache on every call")
 

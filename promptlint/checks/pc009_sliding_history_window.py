@@ -616,8 +616,8 @@ def _masking_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[
         found = _masking_loop(loop)
         if found is not None:
             history, test, replaced = found
-            yield Cut(replaced, history, f"replaces its items older than the latest few (`{ast.unparse(test)}`) "
-                                         "as it grows: each new item rewrites one the previous request sent")
+            yield Cut(replaced, history, f"keeps only its latest items whole (`{ast.unparse(test)}` replaces "
+                                         "the older ones)")
 
 
 def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST] | None:
