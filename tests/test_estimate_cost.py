@@ -447,3 +447,13 @@ def test_unknown_text_before_the_breakpoint_makes_the_loss_a_lower_bound():
     assert est.lost_tokens_per_call == 2000 and est.unknown_length
     assert est.losses[0].note == "at least: plus system: policy_text (unknown length); tokens approximated with o200k_base"
     assert format_estimate(est).startswith("at least 2,000 cached tokens lost per call")
+
+
+@pytest.mark.parametrize(("tokens", "said"), [(1, "(1 token)"), (2, "(2 tokens)"), (1, "(1 known token)")])
+def test_the_below_minimum_note_counts_tokens_in_words_that_agree(tokens: int, said: str) -> None:
+    from promptlint.estimate.cost import _below_minimum
+
+    row = PriceRow("openai", "gpt-4o", ("gpt-4o",), 2.5, 1.25, (("5m", 2.5),), 10.0, "automatic", 1024, 128, "5m",
+                   "2025-06-01", "test")
+    unknown = () if "known" in said else ("conversation history",)
+    assert said in _below_minimum(tokens, row, unknown)

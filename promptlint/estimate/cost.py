@@ -121,10 +121,10 @@ def _breakpoint_loss(profile: PrefixProfile, row: PriceRow) -> TokenLoss:
 
 def _below_minimum(tokens: int, row: PriceRow, unknown: tuple[str, ...] = ()) -> str:
     if unknown:  # the history after it may well carry the prefix past the minimum
-        return (f"the known stable prefix ({tokens:,} tokens) is below {row.model}'s "
+        return (f"the known stable prefix ({tokens:,} token{'' if tokens == 1 else 's'}) is below {row.model}'s "
                 f"{row.min_cacheable_tokens:,}-token minimum; the loss depends on the "
                 f"{', '.join(unknown)} after it (unknown length)")
-    return (f"the stable prefix ({tokens:,} known tokens) is below {row.model}'s "
+    return (f"the stable prefix ({tokens:,} known token{'' if tokens == 1 else 's'}) is below {row.model}'s "
             f"{row.min_cacheable_tokens:,}-token minimum: nothing is cached either way")
 
 
