@@ -335,3 +335,26 @@ def answer(question: str, tags: list[str]) -> str:
     assert result.errors == ()
     assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 6)]
     assert "clock" in result.findings[0].message
+
+
+def test_python_3_12_f_strings_inside_an_implicit_concatenation_are_read(tmp_path: Path) -> None:
+    """An f-string 3.11 cannot read as one of several adjacent strings (OpenHands writes them so):
+    the whole concatenation is read as the text it builds, its lines kept, the clock found there."""
+    root = write_tree(tmp_path, '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+def answer(question: str, tags: list[str]) -> str:
+    system = (
+        "Tags: "
+        f"{"\\\\n".join(tags)}"
+        f"Now: {datetime.now()}\\n"
+    ) + POLICY
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+''')
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert result.errors == ()
+    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 9)]
+    assert "clock" in result.findings[0].message

@@ -24,26 +24,33 @@ class _Downgrade(cst.CSTTransformer):
     same quotes, a backslash or a comment inside ``{...}``) becomes the concatenation it builds,
     ``("Label: " + str(index) + ...)``, innermost first."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        # Strings of an implicit concatenation (``"a" f"..."``): libcst allows only strings there,
+        # so an f-string inside one is rewritten with the whole concatenation, at its outermost node.
+        self._concatenated: set[int] = set()
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> None:
+        self._concatenated.update((id(node.left), id(node.right)))
+
+    def leave_ConcatenatedString(self, original: cst.ConcatenatedString,
+                                 updated: cst.ConcatenatedString) -> cst.BaseExpression:
+        if id(original) in self._concatenated:
+            return updated
+        strings, gaps = _flattened(updated)
+        if all(not isinstance(string, cst.FormattedString) or _parses(string) for string in strings):
+            return updated
+        joined = _as_concatenation(strings[0])
+        for gap, string in zip(gaps, strings[1:]):
+            joined = cst.BinaryOperation(joined, cst.Add(whitespace_after=gap), _as_concatenation(string))
+        return joined.with_changes(lpar=updated.lpar or [cst.LeftParen()],
+                                   rpar=updated.rpar or [cst.RightParen()])
+
     def leave_FormattedString(self, original: cst.FormattedString,
                               updated: cst.FormattedString) -> cst.BaseExpression:
-        if _parses(updated):
+        if id(original) in self._concatenated or _parses(updated):
             return updated
-        prefix = updated.prefix.replace("f", "").replace("F", "")
-        quote = updated.start[len(updated.prefix):]
-        pieces: list[cst.BaseExpression] = []
-        for part in updated.parts:
-            if isinstance(part, cst.FormattedStringText):
-                text = part.value.replace("{{", "{").replace("}}", "}")
-                pieces.append(cst.SimpleString(f"{prefix}{quote}{text}{quote}"))
-            else:
-                convert = {"r": "repr", "a": "ascii"}.get(part.conversion or "", "str")
-                pieces.append(cst.Call(cst.Name(convert), [cst.Arg(part.expression)]))
-        if not pieces:
-            return cst.SimpleString(f"{prefix}{quote}{quote}")
-        joined = pieces[0]
-        for piece in pieces[1:]:
-            joined = cst.BinaryOperation(joined, cst.Add(), piece)
-        return joined.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return _as_concatenation(updated).with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
     def leave_TypeAlias(self, original: cst.TypeAlias, updated: cst.TypeAlias) -> cst.Assign:
         return cst.Assign(targets=[cst.AssignTarget(updated.name)], value=updated.value)
@@ -72,6 +79,49 @@ def downgrade(source: str) -> str | None:
     except (RecursionError, ValueError, MemoryError):
         return None
     return rewritten if rewritten != source and rewritten.count("\n") == source.count("\n") else None
+
+
+def _as_concatenation(string: cst.BaseString) -> cst.BaseExpression:
+    """An f-string 3.11 cannot read as the ``+`` of its texts and ``str(...)`` of its values; any
+    other string as it is."""
+    if not isinstance(string, cst.FormattedString) or _parses(string):
+        return string
+    prefix = string.prefix.replace("f", "").replace("F", "")
+    quote = string.start[len(string.prefix):]
+    pieces: list[cst.BaseExpression] = []
+    for part in string.parts:
+        if isinstance(part, cst.FormattedStringText):
+            text = part.value.replace("{{", "{").replace("}}", "}")
+            pieces.append(cst.SimpleString(f"{prefix}{quote}{text}{quote}"))
+        else:
+            convert = {"r": "repr", "a": "ascii"}.get(part.conversion or "", "str")
+            pieces.append(cst.Call(cst.Name(convert), [cst.Arg(part.expression)]))
+    if not pieces:
+        return cst.SimpleString(f"{prefix}{quote}{quote}")
+    joined = pieces[0]
+    for piece in pieces[1:]:
+        joined = cst.BinaryOperation(joined, cst.Add(), piece)
+    return joined.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _flattened(concatenation: cst.ConcatenatedString) -> tuple[list[cst.BaseString],
+                                                                list[cst.BaseParenthesizableWhitespace]]:
+    """The strings of an implicit concatenation in order, and the whitespace between them."""
+    strings: list[cst.BaseString] = []
+    gaps: list[cst.BaseParenthesizableWhitespace] = []
+    node: cst.BaseString = concatenation
+    while isinstance(node, cst.ConcatenatedString):
+        left = node.left
+        if isinstance(left, cst.ConcatenatedString):
+            inner_strings, inner_gaps = _flattened(left)
+            strings += inner_strings
+            gaps += inner_gaps
+        else:
+            strings.append(left)
+        gaps.append(node.whitespace_between)
+        node = node.right
+    strings.append(node)
+    return strings, gaps
 
 
 def _parses(node: cst.FormattedString) -> bool:
