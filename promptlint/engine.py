@@ -107,7 +107,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     findings = run_rules(analysis.layouts, config, internal)
     pins = [p for p in python_files if facts[p].date_pin]
     findings += template_findings(project, {*project_files.other, *requested.other, *pins}, config, internal)
-    findings += history_found
+    findings = _without_cuts_read_twice(findings, history_found) + history_found
     internal += history_internal
     findings = finalize(findings, config, [(cwd / p).resolve() for p in paths], cwd, analysis.layouts)
     errors = _errors([*requested.errors, *internal], {**analysis.errors, **project.errors},
@@ -125,6 +125,13 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     finally:  # saved after the estimates: their token counts are stored too
         if cache is not None:
             cache.save()
+
+
+def _without_cuts_read_twice(findings: list[Finding], cuts: list[Finding]) -> list[Finding]:
+    """A window seen in a request (the latest items of a list sent as its history) where PC009's
+    reading of the module found the cut too: the cut's own message says more (its limit)."""
+    places = {(f.location.path, f.location.line) for f in cuts}
+    return [f for f in findings if f.rule != "PC009" or (f.location.path, f.location.line) not in places]
 
 
 def _history_cuts(project: Project, python_files: list[Path], facts: dict[Path, FileFacts], config: Config,

@@ -127,6 +127,9 @@ class Hole(HashedOnce):
     origin: Origin | None = None
     path: tuple[Step, ...] = ()
     is_history: bool = False  # conversation history: stable across turns of one conversation
+    # Where only the latest items of this list (one that grows) are kept, and the slice that keeps
+    # them (`history[-k:]`): once the list is longer, the first item kept changes on every request.
+    window: Step | None = None
     assumption: str | None = None  # stated when a conclusion rests on an assumption
 
     @property

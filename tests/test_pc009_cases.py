@@ -803,3 +803,67 @@ def replay(memory: ConversationMemory, turns: int):
     return memory.to_messages(turns)
 '''})
     assert project_cuts(root) == []
+
+
+# MetaGPT's roles: the history sent each step is `memory.get(k)`, the memory's last `k` messages,
+# read through pydantic fields made by default factories (`self.rc.memory`).
+LATEST_ITEMS_APP = '''
+from pydantic import BaseModel, Field
+from openai import OpenAI
+
+SYSTEM = "You are a careful engineer: plan, then act, then check your work. " * 30
+
+
+class Memory(BaseModel):
+    storage: list[dict] = []
+
+    def add(self, message: dict) -> None:
+        self.storage.append(message)
+
+    def get(self, k: int = 0) -> list[dict]:
+        return self.storage[-k:]
+
+
+class RoleContext(BaseModel):
+    memory: Memory = Field(default_factory=Memory)
+
+
+class Role(BaseModel):
+    rc: RoleContext = Field(default_factory=RoleContext)
+    memory_k: int = 200
+
+    def step(self, client: OpenAI, text: str):
+        self.rc.memory.add({"role": "user", "content": text})
+        history = self.rc.memory.get(self.memory_k)
+        reply = client.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "system", "content": SYSTEM}, *history])
+        self.rc.memory.add({"role": "assistant", "content": reply.choices[0].message.content})
+'''
+LATEST = (" sends only the latest items of the conversation as the history of the `openai.chat.completions` "
+          "request: once the conversation is longer, the first item kept changes on every request, so the "
+          "history misses the prefix cache on every call")
+
+
+def test_the_latest_items_of_a_growing_memory_sent_as_the_history_are_a_window(tmp_path: Path) -> None:
+    """INVALID: reported at the slice in the memory's method, with the frame that handed it on and
+    the call it reaches; no tokens are counted (the window itself is what is lost)."""
+    root = write_tree(tmp_path, LATEST_ITEMS_APP)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [finding] = [f for f in result.findings if f.rule == "PC009"]
+    assert (finding.location.line, finding.message) == (14, "`self.storage[-k:]`" + LATEST)
+    assert [(r.location.line, r.message) for r in finding.related] == [
+        (27, "returned by `get()`"), (27, "assigned to `history`"), (28, "reaches the `openai.chat.completions` call here")]
+    assert finding.bust_index is None
+
+
+@pytest.mark.parametrize("sent", [
+    "[{'role': 'system', 'content': SYSTEM}, *self.rc.memory.storage]",  # the whole history: it only grows
+    "[{'role': 'system', 'content': SYSTEM}, *self.rc.memory.storage[-2:]]",  # the latest exchange only
+    "[{'role': 'system', 'content': SYSTEM + str(self.rc.memory.get(self.memory_k))}]",  # text, not the history
+])
+def test_a_history_sent_whole_or_the_latest_exchange_or_as_text_is_not_a_window(tmp_path: Path, sent: str) -> None:
+    source = LATEST_ITEMS_APP.replace("[{\"role\": \"system\", \"content\": SYSTEM}, *history]", sent)
+    assert source != LATEST_ITEMS_APP
+    root = write_tree(tmp_path, source)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert [f.rule for f in result.findings if f.rule == "PC009"] == []

@@ -1129,13 +1129,34 @@ class Evaluator:
                                               [], {}, frame, None)
                 return FuncVal(klass.module, method, f"{klass.qualname}.{attr}", inst)
             if attr in klass.class_attrs:
-                value = self.eval(klass.class_attrs[attr], Frame(klass.module, import_time=True,
-                                                                 depth=frame.depth + 1))
-                return module_constant(value)
+                return self.declared_attribute(klass, attr, frame, inst)
             stored = self.stored_attribute(klass, attr, frame, inst)
             if stored is not None:
                 return stored
         return None
+
+    def declared_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value:
+        """A value the class body gives: a field's default (``Field(default_factory=Memory)`` is a
+        ``Memory``); on an object, a list its methods append to holds what earlier calls appended."""
+        declared = klass.class_attrs[attr]
+        if _is_field_call(declared):
+            value = self.field_default(declared, klass, frame)
+        else:
+            value = module_constant(self.eval(declared, Frame(klass.module, import_time=True, depth=frame.depth + 1)))
+        return self.as_kept(klass, attr, value, klass.module.location(declared)) if inst is not None else value
+
+    def as_kept(self, info: ClassInfo, attr: str, value: Value, where: Location | None, depth: int = 0) -> Value:
+        """An object's state as earlier calls left it, not as it was made: a list its methods
+        append to holds what they appended after its first items (a memory's ``storage``, a
+        conversation's ``messages``), and so do the lists of the objects it holds (``self.rc.memory``
+        made by a field's default factory)."""
+        if isinstance(value, Instance) and depth < 2:
+            return replace(value, attrs=tuple((name, self.as_kept(value.info, name, item, where, depth + 1))
+                                              for name, item in value.attrs))
+        if not isinstance(value, Seq) or any(isinstance(item, Splice) for item in value.items) \
+                or not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
+            return value
+        return Seq((*value.items, Splice(Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True))), value.order)
 
     def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         """A ``self.attr = ...`` made in some method: state kept on the object; when that is a
@@ -1231,6 +1252,10 @@ class Evaluator:
                 if found is not None:
                     return found
             return unknown(frame.module.snippet(node), frame.module.location(node))
+        if isinstance(node.slice, ast.Slice) and _from_the_end(node.slice):
+            latest = _latest_items(base, Step(frame.module.location(node), frame.module.snippet(node)))
+            if latest is not None:
+                return latest
         if isinstance(base, Seq) and isinstance(node.slice, ast.Slice):
             return _sliced(base, node.slice)
         if isinstance(base, Seq) and key is not None and key.lstrip("-").isdigit():
@@ -2558,6 +2583,15 @@ def _subclasses_dict(info: ClassInfo) -> bool:
                                  "collections.OrderedDict", "defaultdict") for base in info.bases)
 
 
+def _is_field_call(node: ast.expr) -> bool:
+    """``Field(...)``, ``dataclasses.field(...)``, ``PrivateAttr(...)``: a field's declaration,
+    whose default is in its keywords."""
+    return isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] in _FIELD_DECLARATIONS
+
+
+_FIELD_DECLARATIONS = frozenset({"Field", "field", "PrivateAttr"})
+
+
 def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
     cached = klass.__dict__.get("_fields")
     if cached is not None:
@@ -2990,6 +3024,37 @@ def _item(seq: Seq, index: int) -> Value | None:
     if index >= 0:
         return items[index] if index < (splices[0] if splices else len(items)) else None
     return items[index] if -index <= (len(items) - 1 - splices[-1] if splices else len(items)) else None
+
+
+# Below this many items a literal tail (`history[-2:]`) is the latest exchange, not a window.
+SHORTEST_WINDOW = 4
+
+
+def _from_the_end(bounds: ast.Slice) -> bool:
+    """``x[-k:]``, ``x[-10:]``, ``x[len(x) - k:]``: a start that moves with the list's length, to
+    its end (a literal count of at least SHORTEST_WINDOW items)."""
+    start = bounds.lower
+    if start is None or bounds.upper is not None or bounds.step is not None:
+        return False
+    if isinstance(start, ast.UnaryOp) and isinstance(start.op, ast.USub):
+        count = start.operand
+        return not isinstance(count, ast.Constant) or isinstance(count.value, int) and count.value >= SHORTEST_WINDOW
+    return isinstance(start, ast.BinOp) and isinstance(start.op, ast.Sub) and isinstance(start.left, ast.Call) \
+        and isinstance(start.left.func, ast.Name) and start.left.func.id == "len"
+
+
+def _latest_items(listed: Value, cut: Step) -> Value | None:
+    """The latest items of a list of unknown length that is not volatile itself (a growing
+    history, an object's stored list): the list as it is (what it holds, in its order), its
+    unknown runs marked with the cut; None for any other value."""
+    if isinstance(listed, Unknown) and not listed.hole.volatility.is_volatile:
+        return Unknown(replace(listed.hole, window=cut))
+    if isinstance(listed, Seq):
+        splices = [item.hole for item in listed.items if isinstance(item, Splice)]
+        if splices and not any(hole.volatility.is_volatile for hole in splices):
+            return Seq(tuple(Splice(replace(item.hole, window=cut)) if isinstance(item, Splice) else item
+                             for item in listed.items), listed.order)
+    return None
 
 
 def _sliced(seq: Seq, bounds: ast.Slice) -> Seq:

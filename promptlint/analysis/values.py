@@ -283,7 +283,7 @@ def add_step(value: Value, step: Step, unknown_too: bool = False,
     def change(hole: Hole) -> Hole:
         if len(hole.path) >= MAX_STEPS:
             return hole
-        if hole.volatility.is_volatile or unknown_too and not hole.is_history:
+        if hole.volatility.is_volatile or hole.window is not None or unknown_too and not hole.is_history:
             hop = step
         elif built_on is not None and hole.volatility is Volatility.UNKNOWN and not hole.is_history \
                 and hole.location is not None and not built_on[0].contains(hole.location) \

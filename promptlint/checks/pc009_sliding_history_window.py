@@ -15,7 +15,10 @@ returns only the last `buffer_size` messages of what it holds, the conversation 
 (`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework
 settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
 in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`, tokentrim's `trim`:
-`history_windows` in rules/prompt_sinks.yaml) are the same cut made by a library.
+`history_windows` in rules/prompt_sinks.yaml) are the same cut made by a library. So are the
+latest items of a list that grows, sent as the history of a request, whatever the limit and
+wherever the slice is made: MetaGPT's `memory.get(k)`, which returns `self.storage[-k:]`, sent on
+every step.
 
 ## Why is this bad?
 A history that only grows is the cheapest prompt there is: every request repeats the previous one
@@ -80,6 +83,11 @@ else where the `else` appends the item, binds the item's name to a new message, 
 content; whatever the list is called, so a display list that collapses old entries the same way in
 a file that deals with chat messages is reported too. An omitted set computed in another method
 (`idx in omit_indices`) is missed.
+The latest items sent in a request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`,
+or a literal count of at least four items: `x[-2:]` is the latest exchange) reaches the request's
+message list as a list, through names, returns, fields and methods; a window over runs whose
+messages are then copied out one by one in a loop (agno's `runs[-n:]`) is missed, and `k = 0`
+(`x[-0:]`, the whole list) is not told apart from a window.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
@@ -89,12 +97,12 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Iterator
 
 from promptlint.analysis.index import nodes_of
 from promptlint.checks.base import Rule, RuleContext
-from promptlint.model import CallSite, Finding, Location, PromptLayout, Severity
+from promptlint.model import CallSite, Finding, Hole, Location, PromptLayout, Severity
 
 # Names of conversation containers (matched inside the last name: `short_memory`, `_messages`).
 # Not `memory`: a memory store is searched, and what reaches a prompt is already per request.
@@ -290,6 +298,21 @@ def page_excerpt(browser, llm, limit: int) -> str:
 """,
     ]
     INVALID = [
+        # The latest items of a growing memory sent as the history of every request.
+        """
+from openai import OpenAI
+class Memory:
+    def __init__(self):
+        self.storage = []
+    def add(self, message: dict) -> None:
+        self.storage.append(message)
+    def get(self, k: int) -> list:
+        return self.storage[-k:]
+def step(client: OpenAI, memory: Memory, text: str):
+    memory.add({"role": "user", "content": text})
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "You are a careful engineer."}, *memory.get(50)])
+""",
         # Older observations masked by their distance from the end, rebuilt before every request.
         """
 def condense(view: list, window: int) -> list:
@@ -393,7 +416,22 @@ class Conversation:
     ]
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
-        return ()
+        """The latest items of a list that grows, sent as the request's conversation (the
+        evaluator marks the slice: ``Hole.window``); the cut itself is found by ``check_module``."""
+        seen: set[Location] = set()
+        index = 0
+        for part in layout.parts:
+            segment = part.segments[0] if len(part.segments) == 1 else None  # a spliced list: a part alone
+            cut = segment.window if isinstance(segment, Hole) and segment.is_history else None
+            if segment is not None and cut is not None and cut.location not in seen:
+                seen.add(cut.location)
+                message = (f"`{cut.description}` sends only the latest items of the conversation as the history "
+                           f"of the `{layout.call.api}` request: once the conversation is longer, the first item "
+                           "kept changes on every request, so the history misses the prefix cache on every call")
+                # The loss is the window itself, of unknown length: no known text to count after it.
+                yield replace(self.finding(layout, layout_index, index, replace(segment, location=cut.location),
+                                           Severity.WARNING, message), bust_index=None)
+            index += len(part.segments)
 
     def check_module(self, path: str, tree: ast.Module,
                      windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None,
