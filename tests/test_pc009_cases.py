@@ -867,3 +867,46 @@ def test_a_history_sent_whole_or_the_latest_exchange_or_as_text_is_not_a_window(
     root = write_tree(tmp_path, source)
     result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
     assert [f.rule for f in result.findings if f.rule == "PC009"] == []
+
+
+def test_a_window_converted_item_by_item_and_handed_to_a_provider_class_is_still_a_window(tmp_path: Path) -> None:
+    """INVALID (MetaGPT's RoleZero): the memory's latest items go through a loop that converts each
+    message, then to a provider class that puts the system messages first: what is read from the
+    window's items is still the window, and the memory the role keeps holds what it appended."""
+    root = write_tree(tmp_path, '''
+from openai import OpenAI
+
+class Memory:
+    def __init__(self):
+        self.storage = []
+    def add(self, message) -> None:
+        self.storage.append(message)
+    def get(self, k: int = 0) -> list:
+        return self.storage[-k:]
+
+def to_dicts(messages):
+    processed = []
+    for msg in messages:
+        if isinstance(msg, dict):
+            processed.append(msg)
+        else:
+            processed.append(msg.to_dict())
+    return processed
+
+class LLM:
+    def __init__(self):
+        self.client = OpenAI()
+    def aask(self, msg, system_msgs):
+        message = [{"role": "system", "content": m} for m in system_msgs]
+        message.extend(msg)
+        return self.client.chat.completions.create(model="gpt-4o", messages=message)
+
+class Role:
+    def __init__(self):
+        self.memory = Memory()
+        self.llm = LLM()
+    def think(self, prompt: str):
+        req = to_dicts(self.memory.get(200) + [{"role": "user", "content": prompt}])
+        return self.llm.aask(req, ["You are a careful engineer. " * 50])
+''')
+    assert [(path, line) for path, line, _ in project_cuts(root)] == [("app.py", 9)]

@@ -746,7 +746,7 @@ class Evaluator:
         volatile = volatile_item(iterable)
         if volatile is not None:
             return volatile
-        return unknown(frame.module.snippet(node) + " item", frame.module.location(node))
+        return _in_window_of(iterable, unknown(frame.module.snippet(node) + " item", frame.module.location(node)))
 
     # --- binding -----------------------------------------------------------------------------
 
@@ -1062,6 +1062,9 @@ class Evaluator:
         return None
 
     def attribute(self, base: Value, attr: str, frame: Frame, node: ast.AST | None) -> Value:
+        return _in_window_of(base, self.attribute_of(base, attr, frame, node))
+
+    def attribute_of(self, base: Value, attr: str, frame: Frame, node: ast.AST | None) -> Value:
         where = frame.module.location(node) if node is not None else None
         if isinstance(base, Ref):
             if base.qualname.startswith("module:"):
@@ -1205,11 +1208,10 @@ class Evaluator:
         self.bind_locals_used(method, stmt, sub)
         value = self.eval(stmt.value, sub)
         where = klass.module.location(stmt)
-        if isinstance(value, Seq) and attr in _appended_attributes(klass):
-            # A list kept on the object and appended to: what earlier calls appended follows the
-            # items it was made with (the system message a conversation starts with).
-            hole = Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True)
-            value = Seq((*value.items, Splice(hole)), value.order)
+        # A list kept on the object and appended to: what earlier calls appended follows the items
+        # it was made with (the system message a conversation starts with); so for the lists of an
+        # object it keeps (`self.memory = Memory()`).
+        value = self.as_kept(klass, attr, value, where)
         value = add_step(value, Step(where, f"stored in `self.{attr}`"))
         value = cap_volatility(value, Volatility.PER_SESSION,
                                f"stored on the object in `{method_name}`; assuming one object per conversation")
@@ -1486,7 +1488,8 @@ class Evaluator:
         for extra in node.generators[1:]:
             self.bind(extra.target, unknown("item"), sub, step=False)
         produced = produce(sub)
-        hole = Hole(Volatility.UNKNOWN, frame.module.snippet(node), frame.module.location(node))
+        hole = Hole(Volatility.UNKNOWN, frame.module.snippet(node), frame.module.location(node),
+                    window=_window_of(iterable))
         # Messages copied from a list of unknown length, each keeping its own role (`[{"role":
         # m["role"], "content": clean(m["content"])} for m in messages]`): the conversation, not
         # one message that stands for all.
@@ -1520,8 +1523,8 @@ class Evaluator:
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             if isinstance(receiver, _PLAIN_VALUES):
-                result = self.conversation_read(node, templates.call_method(self, receiver, func.attr, args,
-                                                                            kwargs, frame, node), frame)
+                method_result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
+                result = self.conversation_read(node, _in_window_of(receiver, method_result), frame)
                 if self.on_messages is not None and "messages" in kwargs and isinstance(receiver, Unknown):
                     self.handed_messages(node, kwargs["messages"], frame)
                 return self.lookup_result(node, result, args, kwargs, frame)
@@ -1631,8 +1634,8 @@ class Evaluator:
             return self.call_member(callee, args, kwargs, frame, node)
         if isinstance(callee, Ref):
             return self.call_external(callee.qualname, args, kwargs, frame, node)
-        return unknown(frame.module.snippet(node) if node else "call",
-                       frame.module.location(node) if node else None)
+        return _in_window_of(callee, unknown(frame.module.snippet(node) if node else "call",
+                                             frame.module.location(node) if node else None))
 
     def call_function(self, func: FuncVal, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                       node: ast.Call | None) -> Value:
@@ -3055,6 +3058,27 @@ def _latest_items(listed: Value, cut: Step) -> Value | None:
             return Seq(tuple(Splice(replace(item.hole, window=cut)) if isinstance(item, Splice) else item
                              for item in listed.items), listed.order)
     return None
+
+
+def _window_of(value: Value) -> Step | None:
+    """The cut that keeps only the latest items of this list (or of the list this value is an item
+    of), if any."""
+    if isinstance(value, Unknown):
+        return value.hole.window
+    if isinstance(value, Seq):
+        return next((item.hole.window for item in value.items
+                     if isinstance(item, Splice) and item.hole.window is not None), None)
+    return None
+
+
+def _in_window_of(source: Value, result: Value) -> Value:
+    """What is read from a window's items (an item, its attribute, a method's result: a message
+    converted to a dict) is still the window, when the analysis knows nothing else of it."""
+    cut = _window_of(source)
+    if cut is None or not isinstance(result, Unknown) or result.hole.window is not None \
+            or result.hole.volatility.is_volatile:
+        return result
+    return Unknown(replace(result.hole, window=cut))
 
 
 def _sliced(seq: Seq, bounds: ast.Slice) -> Seq:

@@ -85,9 +85,10 @@ a file that deals with chat messages is reported too. An omitted set computed in
 (`idx in omit_indices`) is missed.
 The latest items sent in a request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`,
 or a literal count of at least four items: `x[-2:]` is the latest exchange) reaches the request's
-message list as a list, through names, returns, fields and methods; a window over runs whose
-messages are then copied out one by one in a loop (agno's `runs[-n:]`) is missed, and `k = 0`
-(`x[-0:]`, the whole list) is not told apart from a window.
+message list as a list, through names, returns, fields, methods and conversions of each item (a
+comprehension, `msg.to_dict()`, a loop appending them); a loop that writes each item's text into
+a new message (`{"role": "user", "content": msg.content}`) is read as one message, not as the
+window, so MetaGPT's `format_msg(memory)` and agno's `runs[-n:]` copied out run by run are missed; `k = 0` (`x[-0:]`, the whole list) is not told apart from a window.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
