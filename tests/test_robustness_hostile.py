@@ -358,3 +358,27 @@ def answer(question: str, tags: list[str]) -> str:
     assert result.errors == ()
     assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 9)]
     assert "clock" in result.findings[0].message
+
+
+def test_python_3_14_template_strings_and_unparenthesized_exceptions_are_read(tmp_path: Path) -> None:
+    """PEP 750 (`t"..."`) and PEP 758 (`except A, B:`) under Python 3.11: a template string is read
+    as the text it renders, so the clock in it is found ahead of the policy; nothing is unreadable."""
+    root = write_tree(tmp_path, '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+def answer(question: str) -> str:
+    try:
+        question = question.strip()
+    except ValueError, TypeError:
+        pass
+    system = t"Now: {datetime.now()!s}\\n" + POLICY
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+''')
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert result.errors == ()
+    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 10)]
+    assert "clock" in result.findings[0].message
+

@@ -2848,3 +2848,22 @@ def test_a_returned_system_message_the_caller_follows_with_other_messages_keeps_
     source = RUN_MESSAGES.replace("FOLLOWED", "[Message(role='assistant', content='Ready.')]")
     assert "error" not in [severity for _, line, severity, _ in findings(tmp_path, {"app/messages.py": source})
                            if line == 13]
+
+
+def test_a_value_a_try_body_sets_is_not_hidden_by_its_handlers_fallback(tmp_path: Path) -> None:
+    """INVALID: the handler's fallback (`stamp = "unknown"`) runs only when the clock fails; the prompt
+    usually carries the clock, so it is reported, as with the branches of an `if`."""
+    found = findings(tmp_path, {"app.py": '''
+from datetime import datetime
+from openai import OpenAI
+client = OpenAI()
+POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
+def answer(question: str) -> str:
+    try:
+        stamp = datetime.now().isoformat()
+    except ValueError:
+        stamp = "unknown"
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"Now: {stamp}\\n" + POLICY}, {"role": "user", "content": question}])
+'''})
+    assert [(path, line) for path, line, _, _ in found] == [("app.py", 11)]

@@ -486,8 +486,7 @@ class Evaluator:
             self.run_block(stmt.body, frame)
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             self.run_block(stmt.body, frame)  # type: ignore[attr-defined]
-            for handler in stmt.handlers:  # type: ignore[attr-defined]
-                self.run_block(handler.body, frame)
+            self.run_handlers(stmt.handlers, frame)  # type: ignore[attr-defined]
             self.run_block(stmt.orelse, frame)  # type: ignore[attr-defined]
             self.run_block(stmt.finalbody, frame)  # type: ignore[attr-defined]
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -532,6 +531,18 @@ class Evaluator:
         name = next(side.value for side in sides if isinstance(side, ast.Constant))
         role = literal_text(self.eval(next(side for side in sides if _is_role_access(side)), frame))
         return None if role is None else (role == name) == isinstance(test.ops[0], ast.Eq)
+
+    def run_handlers(self, handlers: list[ast.ExceptHandler], frame: Frame) -> None:
+        """Exception handlers run after the body, and a name a handler sets is joined to the
+        body's value (`try: stamp = datetime.now() except ...: stamp = None`): either may be sent,
+        as with the branches of an `if`."""
+        after_body = dict(frame.locals)
+        for handler in handlers:
+            self.run_block(handler.body, frame)
+            for name, value in list(frame.locals.items()):
+                kept = after_body.get(name)
+                if kept is not None and kept is not value:
+                    frame.locals[name] = _joined(kept, value)
 
     def run_branches(self, stmt: ast.If, frame: Frame) -> None:
         # Both branches run, each from the state before the `if`: an `if/elif` chain over a

@@ -2,7 +2,9 @@
 
 The analysis reads modules with the running interpreter's ``ast`` (today Python 3.11). Code written
 for 3.12 uses generics (PEP 695: ``type X = ...``, ``def f[T](...)``, ``class C[T]:``) and
-f-strings (PEP 701: the same quotes or a backslash inside ``{...}``) that 3.11 cannot parse.
+f-strings (PEP 701: the same quotes or a backslash inside ``{...}``) that 3.11 cannot parse; code
+for 3.14 template strings (PEP 750: ``t"..."``) and exceptions listed without parentheses (PEP
+758: ``except A, B:``).
 libcst's own parser reads them; this module rewrites them into the 3.11 shapes that mean the same
 for a prompt-cache analysis, keeping every line where it was, so that locations in findings stay
 right. It runs only for a file the running parser rejects, and never runs the code.
@@ -22,7 +24,8 @@ class _Downgrade(cst.CSTTransformer):
     """A ``type X = v`` alias is ``X = v``; ``def f[T](...)`` and ``class C[T]:`` lose their type
     parameters (they name types, never prompt text); an f-string 3.11 cannot read (PEP 701: the
     same quotes, a backslash or a comment inside ``{...}``) becomes the concatenation it builds,
-    ``("Label: " + str(index) + ...)``, innermost first."""
+    ``("Label: " + str(index) + ...)``, innermost first, and so does a template string (PEP 750:
+    its text as rendered); ``except A, B:`` (PEP 758) gets its parentheses."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -38,7 +41,7 @@ class _Downgrade(cst.CSTTransformer):
         if id(original) in self._concatenated:
             return updated
         strings, gaps = _flattened(updated)
-        if all(not isinstance(string, cst.FormattedString) or _parses(string) for string in strings):
+        if all(_as_concatenation(string) is string for string in strings):
             return updated
         joined = _as_concatenation(strings[0])
         for gap, string in zip(gaps, strings[1:]):
@@ -51,6 +54,19 @@ class _Downgrade(cst.CSTTransformer):
         if id(original) in self._concatenated or _parses(updated):
             return updated
         return _as_concatenation(updated).with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    def leave_TemplatedString(self, original: cst.TemplatedString,
+                              updated: cst.TemplatedString) -> cst.BaseExpression:
+        if id(original) in self._concatenated:
+            return updated
+        return _as_concatenation(updated).with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    def leave_ExceptHandler(self, original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
+        return updated.with_changes(type=_parenthesized(updated.type))
+
+    def leave_ExceptStarHandler(self, original: cst.ExceptStarHandler,
+                                updated: cst.ExceptStarHandler) -> cst.ExceptStarHandler:
+        return updated.with_changes(type=_parenthesized(updated.type))
 
     def leave_TypeAlias(self, original: cst.TypeAlias, updated: cst.TypeAlias) -> cst.Assign:
         return cst.Assign(targets=[cst.AssignTarget(updated.name)], value=updated.value)
@@ -82,15 +98,16 @@ def downgrade(source: str) -> str | None:
 
 
 def _as_concatenation(string: cst.BaseString) -> cst.BaseExpression:
-    """An f-string 3.11 cannot read as the ``+`` of its texts and ``str(...)`` of its values; any
-    other string as it is."""
-    if not isinstance(string, cst.FormattedString) or _parses(string):
+    """An f-string 3.11 cannot read, or a template string (PEP 750, read as the text it renders),
+    as the ``+`` of its texts and ``str(...)`` of its values; any other string as it is."""
+    if not isinstance(string, (cst.FormattedString, cst.TemplatedString)) \
+            or isinstance(string, cst.FormattedString) and _parses(string):
         return string
-    prefix = string.prefix.replace("f", "").replace("F", "")
+    prefix = "".join(c for c in string.prefix if c.lower() not in "ft")
     quote = string.start[len(string.prefix):]
     pieces: list[cst.BaseExpression] = []
     for part in string.parts:
-        if isinstance(part, cst.FormattedStringText):
+        if isinstance(part, (cst.FormattedStringText, cst.TemplatedStringText)):
             text = part.value.replace("{{", "{").replace("}}", "}")
             pieces.append(cst.SimpleString(f"{prefix}{quote}{text}{quote}"))
         else:
@@ -102,6 +119,13 @@ def _as_concatenation(string: cst.BaseString) -> cst.BaseExpression:
     for piece in pieces[1:]:
         joined = cst.BinaryOperation(joined, cst.Add(), piece)
     return joined.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _parenthesized(caught: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``except A, B:`` (PEP 758) as ``except (A, B):``."""
+    if isinstance(caught, cst.Tuple) and not caught.lpar:
+        return caught.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return caught
 
 
 def _flattened(concatenation: cst.ConcatenatedString) -> tuple[list[cst.BaseString],
