@@ -318,67 +318,42 @@ def test_an_unmatched_bracket_is_reported_at_its_line_not_the_file_start(tmp_pat
     assert [e.message for e in result.errors] == ["syntax error (line 3): unmatched ')'"]
 
 
-def test_python_3_12_f_strings_are_read_as_the_concatenation_they_build(tmp_path: Path) -> None:
-    """PEP 701 (the same quotes, a backslash inside `{...}`) under Python 3.11: the f-string is read
-    as the text it builds, so the clock inside it is still found ahead of the policy, on its line."""
-    root = write_tree(tmp_path, '''
-from datetime import datetime
-from openai import OpenAI
-client = OpenAI()
-POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
-def answer(question: str, tags: list[str]) -> str:
-    system = f"Tags: {"\\\\n".join(tags)} at {f"{datetime.now():%H:%M:%S}"}\\n" + POLICY
-    return client.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": system}, {"role": "user", "content": question}])
-''')
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    assert result.errors == ()
-    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 6)]
-    assert "clock" in result.findings[0].message
-
-
-def test_python_3_12_f_strings_inside_an_implicit_concatenation_are_read(tmp_path: Path) -> None:
-    """An f-string 3.11 cannot read as one of several adjacent strings (OpenHands writes them so):
-    the whole concatenation is read as the text it builds, its lines kept, the clock found there."""
-    root = write_tree(tmp_path, '''
-from datetime import datetime
-from openai import OpenAI
-client = OpenAI()
-POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
-def answer(question: str, tags: list[str]) -> str:
-    system = (
+# Code written for a newer Python: how each builds the system text, and the line of the clock in it.
+NEWER_SYSTEM_TEXT = {
+    # PEP 701: the same quotes and a backslash inside `{...}`, an f-string nested in another.
+    "3.12 f-strings": ('system = f"Tags: {"\\\\n".join(tags)} at {f"{datetime.now():%H:%M:%S}"}\\n" + POLICY', 6),
+    # Such an f-string as one of several adjacent strings (OpenHands writes them so): the whole
+    # run is rewritten, its lines kept.
+    "3.12 f-strings among adjacent strings": ('''system = (
         "Tags: "
         f"{"\\\\n".join(tags)}"
         f"Now: {datetime.now()}\\n"
-    ) + POLICY
-    return client.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": system}, {"role": "user", "content": question}])
-''')
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    assert result.errors == ()
-    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 9)]
-    assert "clock" in result.findings[0].message
+    ) + POLICY''', 9),
+    # PEP 758 (`except A, B:`) and PEP 750: a template string read as the text it renders.
+    "3.14 template strings and bare exception lists": ('''try:
+        tags = list(tags)
+    except ValueError, TypeError:
+        pass
+    system = t"Now: {datetime.now()!s}\\n" + POLICY''', 10),
+}
 
 
-def test_python_3_14_template_strings_and_unparenthesized_exceptions_are_read(tmp_path: Path) -> None:
-    """PEP 750 (`t"..."`) and PEP 758 (`except A, B:`) under Python 3.11: a template string is read
-    as the text it renders, so the clock in it is found ahead of the policy; nothing is unreadable."""
-    root = write_tree(tmp_path, '''
+@pytest.mark.parametrize("name", NEWER_SYSTEM_TEXT)
+def test_newer_python_syntax_is_read_as_the_text_it_builds(tmp_path: Path, name: str) -> None:
+    """Under Python 3.11 nothing is reported as unreadable, and the clock is found ahead of the
+    policy on its own line."""
+    snippet, clock_line = NEWER_SYSTEM_TEXT[name]
+    root = write_tree(tmp_path, f'''
 from datetime import datetime
 from openai import OpenAI
 client = OpenAI()
 POLICY = "Follow the refund policy step by step and cite the relevant section. " * 40
-def answer(question: str) -> str:
-    try:
-        question = question.strip()
-    except ValueError, TypeError:
-        pass
-    system = t"Now: {datetime.now()!s}\\n" + POLICY
+def answer(question: str, tags: list[str]) -> str:
+    {snippet}
     return client.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": system}, {"role": "user", "content": question}])
+        {{"role": "system", "content": system}}, {{"role": "user", "content": question}}])
 ''')
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     assert result.errors == ()
-    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", 10)]
+    assert [(f.rule, f.location.line) for f in result.findings] == [("PC001", clock_line)]
     assert "clock" in result.findings[0].message
-
