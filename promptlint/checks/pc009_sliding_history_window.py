@@ -17,8 +17,8 @@ settings that replay only the last turns (`Agent(add_history_to_context=True, nu
 in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`, tokentrim's `trim`:
 `history_windows` in rules/prompt_sinks.yaml) are the same cut made by a library. So are the
 latest items of a list that grows, sent as the history of a request, whatever the limit and
-wherever the slice is made: MetaGPT's `memory.get(k)`, which returns `self.storage[-k:]`, sent on
-every step.
+wherever the slice is made: a memory's `get(k)` that returns `self.storage[-k:]`, sent on every
+step (the shape of MetaGPT's roles).
 
 ## Why is this bad?
 A history that only grows is the cheapest prompt there is: every request repeats the previous one
