@@ -2867,3 +2867,80 @@ def answer(question: str) -> str:
         {"role": "system", "content": f"Now: {stamp}\\n" + POLICY}, {"role": "user", "content": question}])
 '''})
     assert [(path, line) for path, line, _, _ in found] == [("app.py", 11)]
+
+
+# MetaGPT's provider base class: a converter that first wraps a lone message in a list, then copies
+# each message into a dict by its type; the role keeps the history it was handed in a memory.
+CONVERTER_APP = {"app/llm.py": '''
+from datetime import datetime
+from openai import OpenAI
+
+
+class Message:
+    def __init__(self, content: str, role: str = "user"):
+        self.content = content
+        self.role = role
+
+    def to_dict(self) -> dict:
+        return {"role": self.role, "content": self.content}
+
+
+class LLM:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def format_msg(self, messages):
+        if not isinstance(messages, list):
+            messages = [messages]
+        processed = []
+        for msg in messages:
+            if isinstance(msg, str):
+                processed.append({"role": "user", "content": msg})
+            elif isinstance(msg, dict):
+                processed.append(msg)
+            else:
+                processed.append(msg.to_dict())
+        return processed
+
+    def ask(self, messages: list, system: str):
+        return self.client.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "system", "content": system}] + messages)
+''', "app/role.py": '''
+from datetime import datetime
+from app.llm import LLM
+
+GUIDE = "Answer the team's question directly; do not delegate it to another member. " * 30
+
+
+class Role:
+    def __init__(self):
+        self.llm = LLM()
+        self.history = []
+
+    def reply(self, question: str):
+        self.history.append({"role": "user", "content": question})
+        system = f"You are the team lead. The current time is {datetime.now()}.\\n" + GUIDE
+        return self.llm.ask(self.llm.format_msg(self.history), system)
+'''}
+
+
+def test_a_converter_copying_each_message_keeps_the_history_a_run(tmp_path: Path) -> None:
+    """INVALID: the history goes through a converter that tests each message's type; what it
+    appends for the history it is handed is a run of messages (not one user message), so the clock
+    in the system text is ahead of the whole conversation."""
+    found = findings(tmp_path, CONVERTER_APP)
+    message = only_finding(found, "app/role.py", 14, "error")
+    assert "before 2,252 characters of stable text and the conversation history (system prompt, " \
+           "conversation history)" in message
+
+
+def test_a_type_test_of_a_known_list_runs_only_its_branch(tmp_path: Path) -> None:
+    """`if not isinstance(messages, list): messages = [messages]` handed a list keeps the list: the
+    system message and the question it holds are still seen as such after the converter."""
+    source = CONVERTER_APP["app/role.py"].replace(
+        "return self.llm.ask(self.llm.format_msg(self.history), system)",
+        'return self.llm.client.chat.completions.create(model="gpt-4o", messages=self.llm.format_msg(\n'
+        '            [{"role": "system", "content": system}, {"role": "user", "content": question}]))')
+    assert source != CONVERTER_APP["app/role.py"]
+    message = only_finding(findings(tmp_path, {**CONVERTER_APP, "app/role.py": source}), "app/role.py", 14, "warning")
+    assert "before 2,252 characters of stable text (system prompt)" in message

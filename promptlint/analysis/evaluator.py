@@ -462,6 +462,10 @@ class Evaluator:
                 self.run_branches(stmt, frame)
             else:
                 self.run_block(stmt.body if role_test else stmt.orelse, frame)
+        elif isinstance(stmt, ast.If) and (known := self.known_type_test(stmt.test, frame)) is not None:
+            # `if not isinstance(messages, list): messages = [messages]` of a list: a value is
+            # of the type it is, so only the branch its type takes runs.
+            self.run_block(stmt.body if known else stmt.orelse, frame)
         elif isinstance(stmt, ast.If):
             if isinstance(self.eval(stmt.test, frame), NoneVal):
                 self.run_block(stmt.orelse, frame)  # `if name:` with the parameter left at None
@@ -521,6 +525,26 @@ class Evaluator:
             if alias.name != "*":
                 target = f"{base}.{alias.name}" if base else alias.name
                 frame.locals[alias.asname or alias.name] = self.resolve_import(target, target, frame)
+
+    def known_type_test(self, test: ast.expr, frame: Frame) -> bool | None:
+        """``isinstance(x, list)`` (or its negation) of a value whose type is known: a list, a dict,
+        a str, or a library object (none of the builtins); None when it is not such a test."""
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        call = test.operand if negated else test  # type: ignore[attr-defined]
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"
+                and len(call.args) == 2 and isinstance(call.args[0], ast.Name)):
+            return None
+        wanted = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+        names = {w.id for w in wanted if isinstance(w, ast.Name)}
+        if len(names) != len(wanted) or not names <= BUILTIN_TYPES:
+            return None
+        value = frame.locals.get(call.args[0].id)
+        kinds = {"list", "tuple"} if isinstance(value, Seq) else \
+            {"dict"} if isinstance(value, Mapping) else {"str"} if type(value) is Text else \
+            set() if isinstance(value, Obj) else None
+        if kinds is None:
+            return None
+        return bool(kinds & names) != negated
 
     def known_role_test(self, test: ast.expr, frame: Frame) -> bool | None:
         """The outcome of a role test (``_is_role_test``) when the message's role is a known
@@ -730,6 +754,9 @@ class Evaluator:
             for item in items:
                 self.bind(stmt.target, item, frame, step=False)
                 self.run_block(stmt.body, frame)
+        elif not sends_requests and isinstance(iterable, Seq) and len(iterable.items) <= MAX_UNROLL \
+                and any(isinstance(item, Splice) for item in iterable.items):
+            self.run_over_runs(stmt, iterable, frame)
         else:
             element = self.element_of(iterable, stmt.iter, frame)
             self.bind(stmt.target, element, frame, step=False)
@@ -739,6 +766,41 @@ class Evaluator:
                 self.run_block(stmt.body, frame)
         frame.order_taint = saved_taint
         self.run_block(stmt.orelse, frame)
+
+    def run_over_runs(self, stmt: ast.For | ast.AsyncFor, iterable: Seq, frame: Frame) -> None:
+        """A loop over a list with known items and runs of unknown length (`[system, *history,
+        question]`), item by item: a known item is bound as it is; a run once, to an item standing
+        for all of it, and the messages the body appends for it (a converter: `out.append({"role":
+        m.role, "content": m.content})`) become a run of their own, not one message."""
+        for item in iterable.items:
+            if not isinstance(item, Splice):
+                self.bind(stmt.target, item, frame, step=False)
+                self.run_block(stmt.body, frame)
+                continue
+            run = Seq((item,))
+            volatile = volatile_item(run)
+            element = volatile or self.element_of(run, stmt.iter, frame)
+            before = {name: value for name, value in frame.locals.items() if isinstance(value, Seq)}
+            self.bind(stmt.target, element, frame, step=False)
+            self.run_block(stmt.body, frame)
+            if volatile is None:
+                self.appended_runs(before, item.hole, stmt, frame)
+
+    def appended_runs(self, before: dict[str, Value], copied: Hole, stmt: ast.For | ast.AsyncFor,
+                      frame: Frame) -> None:
+        """The messages the body appended to a list for one item standing for a run, none of them
+        volatile, become a run copied from it (its window kept)."""
+        for name, old in before.items():
+            new = frame.locals.get(name)
+            if not isinstance(old, Seq) or not isinstance(new, Seq) or len(new.items) <= len(old.items) \
+                    or any(a is not b for a, b in zip(old.items, new.items)):
+                continue
+            added = new.items[len(old.items):]
+            if any(most_volatile(item) is not None or not _is_message_value(item) for item in added):
+                continue
+            hole = Hole(Volatility.UNKNOWN, f"`{copied.expression}` copied into `{name}`",
+                        frame.module.location(stmt.iter), window=copied.window)
+            frame.locals[name] = Seq((*old.items, Splice(hole)), new.order)
 
     def iteration(self, iterable: Value, node: ast.AST, frame: Frame) -> tuple[list[Value] | None, Hole | None]:
         """Known items of an iterable (if any) and a hole when their order can vary."""
@@ -3069,6 +3131,15 @@ def _latest_items(listed: Value, cut: Step) -> Value | None:
             return Seq(tuple(Splice(replace(item.hole, window=cut)) if isinstance(item, Splice) else item
                              for item in listed.items), listed.order)
     return None
+
+
+def _is_message_value(value: Value) -> bool:
+    """A message: a dict or an object with a role, or an item that stands for one."""
+    if isinstance(value, Mapping):
+        return value.get("role") is not None
+    if isinstance(value, Obj):
+        return value.field("role") is not None or value.type.endswith("Message")
+    return isinstance(value, Unknown)
 
 
 def _window_of(value: Value) -> Step | None:
