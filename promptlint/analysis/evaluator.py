@@ -32,7 +32,7 @@ from promptlint.analysis.derived import (
     user_turn_names,
 )
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, resolve_relative
-from promptlint.analysis.layout import argument
+from promptlint.analysis.layout import argument, is_turn
 from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
@@ -796,7 +796,8 @@ class Evaluator:
                     or any(a is not b for a, b in zip(old.items, new.items)):
                 continue
             added = new.items[len(old.items):]
-            if any(most_volatile(item) is not None or not _is_message_value(item) for item in added):
+            if any(most_volatile(item) is not None or not (is_turn(item) or isinstance(item, Unknown))
+                   for item in added):
                 continue
             hole = Hole(Volatility.UNKNOWN, f"`{copied.expression}` copied into `{name}`",
                         frame.module.location(stmt.iter), window=copied.window)
@@ -3131,15 +3132,6 @@ def _latest_items(listed: Value, cut: Step) -> Value | None:
             return Seq(tuple(Splice(replace(item.hole, window=cut)) if isinstance(item, Splice) else item
                              for item in listed.items), listed.order)
     return None
-
-
-def _is_message_value(value: Value) -> bool:
-    """A message: a dict or an object with a role, or an item that stands for one."""
-    if isinstance(value, Mapping):
-        return value.get("role") is not None
-    if isinstance(value, Obj):
-        return value.field("role") is not None or value.type.endswith("Message")
-    return isinstance(value, Unknown)
 
 
 def _window_of(value: Value) -> Step | None:

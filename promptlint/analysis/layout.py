@@ -81,7 +81,7 @@ def shape_parts(name: str, shape: str, value: Value, where: Location) -> list[Pa
     if shape == "blocks":
         return [Part(name, blocks_text(value, where), where)]
     if shape in ("messages", "contents", "converse_messages"):
-        if shape == "contents" and isinstance(value, Seq) and not any(map(_is_turn, value.items)):
+        if shape == "contents" and isinstance(value, Seq) and not any(map(is_turn, value.items)):
             # Gemini: a list of strings, images and parts is the parts of one user turn, not turns.
             return [Part("final_user", tuple(seg for item in value.items for seg in block_segments(item, where)),
                          where)]
@@ -155,7 +155,7 @@ def message_parts(value: Value, where: Location) -> list[Part]:
     return parts
 
 
-def _is_turn(item: Value) -> bool:
+def is_turn(item: Value) -> bool:
     """A whole message (with a role) or a spliced list of them, rather than a part of one."""
     if isinstance(item, Mapping):
         return item.get("role") is not None

@@ -41,25 +41,22 @@ class _Downgrade(cst.CSTTransformer):
         if id(original) in self._concatenated:
             return updated
         strings, gaps = _flattened(updated)
-        if all(_as_concatenation(string) is string for string in strings):
+        converted = [_as_concatenation(string) for string in strings]
+        if all(new is old for new, old in zip(converted, strings)):
             return updated
-        joined = _as_concatenation(strings[0])
-        for gap, string in zip(gaps, strings[1:]):
-            joined = cst.BinaryOperation(joined, cst.Add(whitespace_after=gap), _as_concatenation(string))
+        joined = converted[0]
+        for gap, piece in zip(gaps, converted[1:]):
+            joined = cst.BinaryOperation(joined, cst.Add(whitespace_after=gap), piece)
         return joined.with_changes(lpar=updated.lpar or [cst.LeftParen()],
                                    rpar=updated.rpar or [cst.RightParen()])
 
     def leave_FormattedString(self, original: cst.FormattedString,
                               updated: cst.FormattedString) -> cst.BaseExpression:
-        if id(original) in self._concatenated or _parses(updated):
-            return updated
-        return _as_concatenation(updated).with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return updated if id(original) in self._concatenated else _as_concatenation(updated)
 
     def leave_TemplatedString(self, original: cst.TemplatedString,
                               updated: cst.TemplatedString) -> cst.BaseExpression:
-        if id(original) in self._concatenated:
-            return updated
-        return _as_concatenation(updated).with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return updated if id(original) in self._concatenated else _as_concatenation(updated)
 
     def leave_ExceptHandler(self, original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
         return updated.with_changes(type=_parenthesized(updated.type))

@@ -86,9 +86,11 @@ a file that deals with chat messages is reported too. An omitted set computed in
 The latest items sent in a request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`,
 or a literal count of at least four items: `x[-2:]` is the latest exchange) reaches the request's
 message list as a list, through names, returns, fields, methods and conversions of each item (a
-comprehension, `msg.to_dict()`, a loop appending them); a loop that writes each item's text into
-a new message (`{"role": "user", "content": msg.content}`) is read as one message, not as the
-window, so MetaGPT's `format_msg(memory)` and agno's `runs[-n:]` copied out run by run are missed; `k = 0` (`x[-0:]`, the whole list) is not told apart from a window.
+comprehension, `msg.to_dict()`, a converter loop appending a message per item). A converter loop
+that calls a function the analysis takes for an LLM wrapper (MetaGPT's `format_msg` calls
+`_user_msg`) runs as an agent loop, not item by item, so the window is lost there; agno's
+`runs[-n:]`, copied out message by message from each run, is missed too; `k = 0` (`x[-0:]`, the
+whole list) is not told apart from a window.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
