@@ -845,15 +845,49 @@ LATEST = (" sends only the latest items of the conversation as the history of th
 
 
 def test_the_latest_items_of_a_growing_memory_sent_as_the_history_are_a_window(tmp_path: Path) -> None:
-    """INVALID: reported at the slice in the memory's method, with the frame that handed it on and
-    the call it reaches; no tokens are counted (the window itself is what is lost)."""
+    """INVALID: the memory's method cuts where its caller says (`get(k)`), so the window is reported
+    at the call that chose the count, with the slice as the first step, then the frame that handed
+    it on and the call it reaches; no tokens are counted (the window itself is what is lost)."""
     root = write_tree(tmp_path, LATEST_ITEMS_APP)
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     [finding] = [f for f in result.findings if f.rule == "PC009"]
-    assert (finding.location.line, finding.message) == (14, "`self.storage[-k:]`" + LATEST)
+    assert (finding.location.line, finding.message) == (27, "`self.rc.memory.get(self.memory_k)`" + LATEST)
     assert [(r.location.line, r.message) for r in finding.related] == [
-        (27, "returned by `get()`"), (27, "assigned to `history`"), (28, "reaches the `openai.chat.completions` call here")]
+        (14, "cut by `self.storage[-k:]`"), (27, "returned by `get()`"), (27, "assigned to `history`"),
+        (28, "reaches the `openai.chat.completions` call here")]
     assert finding.bust_index is None
+
+
+WINDOW_HELPERS = (
+    "    def latest(self) -> list[dict]:\n"
+    "        return self.storage[-50:]\n\n"
+    "    def recent(self, k: int = 0) -> list[dict]:\n"
+    "        return self.get(k=k)\n\n"
+)
+
+
+@pytest.mark.parametrize(("call", "cut"), [
+    # A helper that passes its own count on: the window is where that helper's caller sets it.
+    ("self.rc.memory.recent(k=self.memory_k)", "self.rc.memory.recent(k=self.memory_k)"),
+    # A count fixed inside the memory: the slice is the window.
+    ("self.rc.memory.latest()", "self.storage[-50:]"),
+])
+def test_a_window_is_reported_where_its_count_is_chosen(tmp_path: Path, call: str, cut: str) -> None:
+    source = LATEST_ITEMS_APP.replace("    def get(self, k: int", WINDOW_HELPERS + "    def get(self, k: int")
+    source = source.replace("self.rc.memory.get(self.memory_k)", call)
+    root = write_tree(tmp_path, source)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [finding] = [f for f in result.findings if f.rule == "PC009"]
+    assert finding.message == f"`{cut}`" + LATEST
+    assert cut in (root / "app.py").read_text().splitlines()[finding.location.line - 1]
+
+
+def test_a_count_left_to_a_default_of_zero_is_the_whole_list(tmp_path: Path) -> None:
+    """VALID: `get()` with `k = 0` by default returns `storage[-0:]`, the whole memory: it only grows."""
+    source = LATEST_ITEMS_APP.replace("self.rc.memory.get(self.memory_k)", "self.rc.memory.get()")
+    root = write_tree(tmp_path, source)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert [f.rule for f in result.findings if f.rule == "PC009"] == []
 
 
 @pytest.mark.parametrize("sent", [
@@ -909,4 +943,74 @@ class Role:
         req = to_dicts(self.memory.get(200) + [{"role": "user", "content": prompt}])
         return self.llm.aask(req, ["You are a careful engineer. " * 50])
 ''')
-    assert [(path, line) for path, line, _ in project_cuts(root)] == [("app.py", 9)]
+    assert [(path, line) for path, line, _ in project_cuts(root)] == [("app.py", 33)]
+
+
+def test_a_window_through_a_message_constructor_and_a_rewrite_of_older_items_is_still_a_window(
+        tmp_path: Path) -> None:
+    """INVALID (MetaGPT's RoleZero, as written): the converter makes user messages with a helper
+    (`self._user_msg(msg)`: a message constructor, not a call to a model, so its loop converts
+    item by item), and before it the role walks the memory newest first (`reversed`), writing a
+    shorter message for the older items, then turns the list back (`reverse()`)."""
+    root = write_tree(tmp_path, '''
+from openai import OpenAI
+from pydantic import BaseModel
+
+class Message(BaseModel):
+    role: str = "user"
+    content: str
+    def to_dict(self) -> dict:
+        return {"role": self.role, "content": self.content}
+
+class Memory:
+    def __init__(self):
+        self.storage = []
+    def add(self, message: Message) -> None:
+        self.storage.append(message)
+    def get(self, k: int = 0) -> list:
+        return self.storage[-k:]
+
+class LLM:
+    def __init__(self):
+        self.client = OpenAI()
+    def _user_msg(self, msg):
+        return {"role": "user", "content": msg}
+    def format_msg(self, messages):
+        processed = []
+        for msg in messages:
+            if isinstance(msg, str):
+                processed.append(self._user_msg(msg))
+            elif isinstance(msg, Message):
+                processed.append(msg.to_dict())
+        return processed
+    def aask(self, msg, system_msgs):
+        message = [{"role": "system", "content": m} for m in system_msgs]
+        if isinstance(msg, str):
+            message.append(self._user_msg(msg))
+        else:
+            message.extend(msg)
+        return self.client.chat.completions.create(model="gpt-4o", messages=message)
+
+class Role:
+    def __init__(self):
+        self.memory = Memory()
+        self.llm = LLM()
+    def parse_editor_result(self, memory: list[Message], keep_latest_count=5) -> list[Message]:
+        new_memory = []
+        i = 0
+        for msg in reversed(memory):
+            if "Command Editor" in msg.content:
+                i += 1
+                if i > keep_latest_count:
+                    msg = Message(content=msg.content[:20])
+            new_memory.append(msg)
+        new_memory.reverse()
+        return new_memory
+    def think(self, prompt: str):
+        memory = self.parse_editor_result(self.memory.get(200))
+        req = self.llm.format_msg(memory + [prompt])
+        return self.llm.aask(req, ["You are a careful engineer. " * 50])
+''')
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    windows = [f for f in result.findings if f.rule == "PC009" and "sends only the latest items" in f.message]
+    assert [(f.location.line, f.message.split("`")[1]) for f in windows] == [(55, "self.memory.get(200)")]

@@ -2944,3 +2944,24 @@ def test_a_type_test_of_a_known_list_runs_only_its_branch(tmp_path: Path) -> Non
     assert source != CONVERTER_APP["app/role.py"]
     message = only_finding(findings(tmp_path, {**CONVERTER_APP, "app/role.py": source}), "app/role.py", 14, "warning")
     assert "before 2,252 characters of stable text (system prompt)" in message
+
+
+def test_a_list_walked_newest_first_and_turned_back_keeps_its_order(tmp_path: Path) -> None:
+    """`reversed(messages)` yields the items last to first, and `kept.reverse()` turns the copy
+    back: the request sends the system message first, as written."""
+    root = write_tree(tmp_path, '''
+from openai import OpenAI
+
+SYSTEM = "You answer questions about the manual. " * 40
+
+def ask(client: OpenAI, history: list, question: str):
+    messages = [{"role": "system", "content": SYSTEM}, *history, {"role": "user", "content": question}]
+    kept = []
+    for message in reversed(messages):
+        kept.append(message)
+    kept.reverse()
+    return client.chat.completions.create(model="gpt-4o", messages=kept)
+''')
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [layout] = [layout for layout in result.layouts if layout.call.api == "openai.chat.completions"]
+    assert [part.name for part in layout.parts] == ["system", "history", "final_user"]

@@ -737,8 +737,14 @@ class Evaluator:
         if key not in self._llm_loops:
             names = self.nested_call_names(loop)
             self._llm_loops[key] = bool(names & self.knowledge.api_method_names) or \
-                any(name.rsplit(".", 1)[-1] in self.wrappers for name in names)
+                any(self.wrapper_sends(name.rsplit(".", 1)[-1]) for name in names)
         return self._llm_loops[key]
+
+    def wrapper_sends(self, name: str) -> bool:
+        """An inferred wrapper that reaches an LLM call. A message constructor (`_user_msg(msg)`
+        returning `{"role": "user", "content": msg}`) is a wrapper with a user slot too, but a loop
+        calling it converts messages; it sends nothing."""
+        return name in self.wrappers and (self.reaching_names is None or name in self.reaching_names)
 
     def run_for_items(self, stmt: ast.For | ast.AsyncFor, frame: Frame, sends_requests: bool = False) -> None:
         """``sends_requests``: the body sends an LLM request for each item; over items the
@@ -796,11 +802,13 @@ class Evaluator:
                     or any(a is not b for a, b in zip(old.items, new.items)):
                 continue
             added = new.items[len(old.items):]
-            if any(most_volatile(item) is not None or not (is_turn(item) or isinstance(item, Unknown))
+            # A project's message object made for the item (`msg = UserMessage(content=short)`
+            # for the older ones) is a message of the run too.
+            if any(most_volatile(item) is not None or not (is_turn(item) or isinstance(item, (Unknown, Instance)))
                    for item in added):
                 continue
             hole = Hole(Volatility.UNKNOWN, f"`{copied.expression}` copied into `{name}`",
-                        frame.module.location(stmt.iter), window=copied.window)
+                        frame.module.location(stmt.iter), path=copied.path, window=copied.window)
             frame.locals[name] = Seq((*old.items, Splice(hole)), new.order)
 
     def iteration(self, iterable: Value, node: ast.AST, frame: Frame) -> tuple[list[Value] | None, Hole | None]:
@@ -1741,6 +1749,9 @@ class Evaluator:
                 self._calls[key] = cached
         result, self_updates = cached
         if where is not None:
+            assert node is not None
+            result = _window_at_call(result, func, node, Step(where, frame.module.snippet(node)),
+                                     func.module.location(func.node))
             # In an entry, text a helper made is also marked where it came back (`knowledges =
             # kb_prompt(chunks)`): should the entry find it request-derived, that is its origin.
             result = add_step(result, Step(where, f"returned by `{func.qualname.rsplit('.', 1)[-1]}()`"),
@@ -3143,6 +3154,75 @@ def _window_of(value: Value) -> Step | None:
         return next((item.hole.window for item in value.items
                      if isinstance(item, Splice) and item.hole.window is not None), None)
     return None
+
+
+def _window_at_call(result: Value, func: FuncVal, node: ast.Call, call: Step, body: Location) -> Value:
+    """A method that hands out the latest ``k`` items of its list, ``k`` being its parameter
+    (MetaGPT's ``Memory.get(k)``: ``return self.storage[-k:]``), cuts where its caller says: the
+    window is the call that chose the count, with the slice as the first step of its path. A call
+    that leaves the count to a default of 0 or None (``get()``: "all when k=0") takes the whole list."""
+    cut = _window_of(result)
+    if cut is None or not body.contains(cut.location):
+        return result
+    counts = _counted_by(cut.description, func.node)
+    if not counts:
+        return result
+    whole = not any(_passes(node, func.node, name) for name in counts) and \
+        all(_default_of(func.node, name) in (0, None) for name in counts)
+
+    def moved(hole: Hole) -> Hole:
+        if hole.window != cut:
+            return hole
+        if whole:
+            return replace(hole, window=None)
+        return replace(hole, window=call, path=(Step(cut.location, f"cut by `{cut.description}`"), *hole.path))
+
+    if isinstance(result, Unknown):
+        return Unknown(moved(result.hole))
+    assert isinstance(result, Seq)
+    return Seq(tuple(Splice(moved(item.hole)) if isinstance(item, Splice) else item for item in result.items),
+               result.order)
+
+
+def _counted_by(cut_text: str, function: ast.AST) -> set[str]:
+    """The parameters of ``function`` the count of the cut ``cut_text`` is computed from: the
+    start of a slice (``self.storage[-k:]``), or the arguments of a call that was itself moved
+    to its caller (``self.rc.memory.get(k=k)`` in ``get_memories(self, k)``)."""
+    try:
+        expr = ast.parse(cut_text, mode="eval").body
+    except SyntaxError:
+        return set()
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Slice) and expr.slice.lower is not None:
+        counts: list[ast.expr] = [expr.slice.lower]
+    elif isinstance(expr, ast.Call):
+        counts = [*expr.args, *(k.value for k in expr.keywords)]
+    else:
+        return set()
+    used = {n.id for count in counts for n in ast.walk(count) if isinstance(n, ast.Name)}
+    return used & (parameter_names(function) - {"self", "cls"})
+
+
+def _passes(call: ast.Call, function: ast.AST, name: str) -> bool:
+    """Whether ``call`` gives parameter ``name`` of ``function`` a value (by keyword, by position,
+    or through ``*args`` / ``**kwargs`` it cannot rule out)."""
+    if any(k.arg in (name, None) for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    if positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]
+    return name in positional[:len(call.args)]
+
+
+def _default_of(function: ast.AST, name: str) -> object:
+    """The literal default of parameter ``name`` (``...`` when it has none or it is not a literal)."""
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+    default = next((d for a, d in pairs if a.arg == name), None)
+    return default.value if isinstance(default, ast.Constant) else ...
 
 
 def _in_window_of(source: Value, result: Value) -> Value:

@@ -897,8 +897,9 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
             return Seq(())
         if isinstance(first, Mapping):
             return Seq(tuple(lit(k) if k else unknown("key") for k, _ in first.entries), first.order)
-        return first if isinstance(first, Seq) else Seq((Splice(first.hole),)) if isinstance(first, Unknown) \
-            else unknown(qualname, where)
+        if isinstance(first, Seq):
+            return Seq(tuple(reversed(first.items)), first.order) if qualname == "reversed" else first
+        return Seq((Splice(first.hole),)) if isinstance(first, Unknown) else unknown(qualname, where)
     if qualname in ("set", "frozenset"):
         base = first.items if isinstance(first, Seq) else ((Splice(first.hole),) if isinstance(first, Unknown) else ())
         return Seq(tuple(base), ev.set_order_hole(node, frame, f"{qualname}()") if node is not None else None)

@@ -86,11 +86,14 @@ a file that deals with chat messages is reported too. An omitted set computed in
 The latest items sent in a request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`,
 or a literal count of at least four items: `x[-2:]` is the latest exchange) reaches the request's
 message list as a list, through names, returns, fields, methods and conversions of each item (a
-comprehension, `msg.to_dict()`, a converter loop appending a message per item). A converter loop
-that calls a function the analysis takes for an LLM wrapper (MetaGPT's `format_msg` calls
-`_user_msg`) runs as an agent loop, not item by item, so the window is lost there; agno's
-`runs[-n:]`, copied out message by message from each run, is missed too; `k = 0` (`x[-0:]`, the
-whole list) is not told apart from a window.
+comprehension, `msg.to_dict()`, a converter loop appending a message per item, made by a
+message-constructor helper or not, a loop over the list newest first that writes shorter messages
+for the older items). A method whose count is its parameter (`def get(self, k=0): return
+self.storage[-k:]`) cuts where its caller says: the window is reported at the call that chooses
+the count (`self.rc.memory.get(self.memory_k)`, or further up while the count is passed on), with
+the slice as its first step; a call that leaves the count to a default of 0 or None takes the whole
+list and is not a window. A literal `k = 0` passed by a caller (`x[-0:]`, the whole list) is not
+told apart from a window; agno's `runs[-n:]`, copied out message by message from each run, is missed.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
