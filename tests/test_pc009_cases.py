@@ -981,7 +981,8 @@ class LLM:
             if isinstance(msg, str):
                 processed.append(self._user_msg(msg))
             elif isinstance(msg, Message):
-                processed.append(msg.to_dict())
+                images = msg.metadata.get("images")
+                processed.append(self._user_msg(msg.content) if images else msg.to_dict())
         return processed
     def aask(self, msg, system_msgs):
         message = [{"role": "system", "content": m} for m in system_msgs]
@@ -1013,4 +1014,4 @@ class Role:
 ''')
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     windows = [f for f in result.findings if f.rule == "PC009" and "sends only the latest items" in f.message]
-    assert [(f.location.line, f.message.split("`")[1]) for f in windows] == [(55, "self.memory.get(200)")]
+    assert [(f.location.line, f.message.split("`")[1]) for f in windows] == [(56, "self.memory.get(200)")]
