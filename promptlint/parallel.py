@@ -28,6 +28,7 @@ from promptlint.analysis.message_lists import system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import definition_calls, module_definitions
 from promptlint.analysis.derived import (
+    assigned_names,
     derived_names,
     input_names,
     mark_observed,
@@ -290,10 +291,12 @@ class LayoutCollector:
                                self.knowledge.role_keys)
 
     def named_inputs(self, frame: Frame) -> frozenset[str]:
-        """Parameters named like the request's own input (rules/prompt_sinks.yaml request_inputs)."""
+        """Parameters and locals named like the request's own input (rules/prompt_sinks.yaml
+        request_inputs)."""
         if frame.function is None:
             return frozenset()
-        return frozenset(parameter_names(frame.function) & self.knowledge.request_inputs)
+        return frozenset((parameter_names(frame.function) | assigned_names(frame.function))
+                         & self.knowledge.request_inputs)
 
     def on_assembly(self, frame: Frame, node: ast.AST, what: str, text: Value, derived: set[str],
                     inputs: set[str], computed_by: set[str] | None = None, messages: Value | None = None,

@@ -359,9 +359,77 @@ class Role:
         new_memory.reverse()
         return new_memory
 ''', [((10, 21, 10, 72), "`memory`" + MASK.format(test="i > keep_latest_count") + CUT)]),
+    "older observations elided by indexes another method computes (SWE-agent)": ('''
+class LastNObservations:
+    def _get_omit_indices(self, history: list) -> list[int]:
+        observations = [i for i, entry in enumerate(history) if entry["message_type"] == "observation"]
+        last_removed = max(0, len(observations) - self.n)
+        return observations[1:last_removed]
+
+    def __call__(self, history: list) -> list:
+        """The {"role": ...} messages for the llm, with old observations elided."""
+        new_history = []
+        omit = self._get_omit_indices(history)
+        for idx, entry in enumerate(history):
+            if idx not in omit:
+                new_history.append(entry)
+            else:
+                data = entry.copy()
+                data["content"] = "Old environment output omitted"
+                new_history.append(data)
+        return new_history
+''', [((17, 17, 17, 41), "`history`" + MASK.format(test="idx not in omit") + CUT)]),
+    "an older file view closed once a newer message shows the file (SWE-agent)": ('''
+class ClosedWindowHistoryProcessor:
+    def __call__(self, history: list) -> list:
+        """The {"role": ...} messages for the llm, with outdated file windows closed."""
+        new_history = []
+        windows = set()
+        for entry in reversed(history):
+            data = entry.copy()
+            file = self.file_of(entry["content"])
+            if file in windows:
+                data["content"] = "Outdated window omitted"
+            windows.add(file)
+            new_history.append(data)
+        return list(reversed(new_history))
+''', [((10, 17, 10, 60), "`history` rewrites an older item whenever a newer one shows it again (`file in windows`): "
+                         "each such item changes an earlier part of the history, so everything after it misses the "
+                         "prefix cache on the next call")]),
 }
 
 LEFT_ALONE = {
+    "items elided by indexes of a fixed head, whatever the length": '''
+class FirstObservations:
+    def _get_omit_indices(self, history: list) -> list[int]:
+        observations = [i for i, entry in enumerate(history) if entry["message_type"] == "observation"]
+        return observations[1:3]
+
+    def __call__(self, history: list) -> list:
+        """The {"role": ...} messages for the llm."""
+        new_history = []
+        omit = self._get_omit_indices(history)
+        for idx, entry in enumerate(history):
+            if idx not in omit:
+                new_history.append(entry)
+            else:
+                data = entry.copy()
+                data["content"] = "Setup output omitted"
+                new_history.append(data)
+        return new_history
+''',
+    "repeated items counted, newest first, none rewritten": '''
+def count_views(history: list) -> int:
+    """How many {"role": ...} messages for the llm show a file already seen later."""
+    seen = set()
+    repeats = 0
+    for entry in reversed(history):
+        file = entry["content"].split()[0]
+        if file in seen:
+            repeats += 1
+        seen.add(file)
+    return repeats
+''',
     "the first few items removed, or all but the latest only logged": '''
 def run(messages: list, log):
     # {"role": ...} messages for the llm

@@ -2965,3 +2965,56 @@ def ask(client: OpenAI, history: list, question: str):
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     [layout] = [layout for layout in result.layouts if layout.call.api == "openai.chat.completions"]
     assert [part.name for part in layout.parts] == ["system", "history", "final_user"]
+
+
+# Qwen-Agent's ParallelDocQA: the question is read out of the last message into a local named like
+# the request's input, knowledge is retrieved for it and handed to a summary agent that appends it
+# to the system message of the conversation it was given.
+LOCAL_QUESTION_APP = '''
+from openai import OpenAI
+
+RULES = "Answer only from the knowledge base below and cite the passages you used. " * 30
+
+class Summary:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def run(self, messages: list, knowledge: str):
+        messages = list(messages)
+        system_prompt = "# Knowledge base\\n" + knowledge + "\\n" + RULES
+        if messages and messages[0]["role"] == "system":
+            messages[0]["content"] += "\\n\\n" + system_prompt
+        else:
+            messages.insert(0, {"role": "system", "content": system_prompt})
+        user_question = messages[-1]["content"]
+        messages[-1] = {"role": "user", "content": "Question: {question}".format(question=user_question)}
+        return self.client.chat.completions.create(model="gpt-4o", messages=messages)
+
+class DocQA:
+    def __init__(self, store):
+        self.store = store
+        self.summary = Summary()
+
+    def run(self, messages: list):
+        user_question = messages[-1]["content"]
+        passages = self.store.search(user_question)
+        return self.summary.run(messages=messages, knowledge="\\n".join(passages))
+'''
+
+
+def test_a_local_named_like_the_request_input_makes_what_is_retrieved_for_it_per_request(
+        tmp_path: Path) -> None:
+    """INVALID: `user_question` is the request's input even as a local; the passages retrieved for
+    it, put in the system message ahead of the conversation, change on every question (reported
+    where the summary builds them into its system prompt)."""
+    message = only_finding(findings(tmp_path, {"app.py": LOCAL_QUESTION_APP}), "app.py", 11, "error")
+    assert message.startswith("per-request request-derived `\"\\n\".join(passages)` comes before")
+    assert "`user_question`" in message and "is the request's own input" in message
+
+
+def test_replacing_the_last_message_with_the_question_leaves_the_others_as_they_were(tmp_path: Path) -> None:
+    """VALID: `messages[-1] = {... question ...}` rewrites the user's turn only; the system message
+    at `messages[0]` is not made from the question."""
+    source = LOCAL_QUESTION_APP.replace('"# Knowledge base\\n" + knowledge + "\\n" + RULES', "RULES")
+    assert source != LOCAL_QUESTION_APP
+    assert findings(tmp_path, {"app.py": source}) == []

@@ -108,7 +108,9 @@ def derived_names(function: ast.AST, inputs: set[str], whole: bool = False) -> s
     counts: set[str] = set()  # `n = len(items)`: a size (the same few numbers on every request), not content
     for node in nodes_of(function, BINDINGS):  # one walk of the definition for every kind
         if isinstance(node, ast.Assign):
-            targets = {n for t in node.targets for n in target_names(t)}
+            # `messages[-1] = {"role": "user", "content": question}` replaces one item: the
+            # others (the system message at `messages[0]`) are not made from the input.
+            targets = {n for t in node.targets if not _replaces_list_item(t) for n in target_names(t)}
             uses.append((targets, _used(node.value, kept)))
             if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == "len":
                 counts |= targets
@@ -136,6 +138,14 @@ def derived_names(function: ast.AST, inputs: set[str], whole: bool = False) -> s
     return derived
 
 
+def _replaces_list_item(target: ast.expr) -> bool:
+    """``x[0] = ...``, ``x[-1] = ...``: a target that replaces one item of a list (a literal index)."""
+    if not isinstance(target, ast.Subscript) or not _one_item(target.slice):
+        return False
+    index = target.slice.operand if isinstance(target.slice, ast.UnaryOp) else target.slice
+    return isinstance(index, ast.Constant) and isinstance(index.value, int)
+
+
 def _content_target(loop: ast.For | ast.AsyncFor) -> ast.expr:
     """What a loop binds to the iterated content: in ``for i, doc in enumerate(docs)`` the index
     ``i`` is a position (1, 2, 3 on every request), only ``doc`` is the content."""
@@ -153,6 +163,13 @@ def local_names(function: ast.AST) -> set[str]:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names.update(n for target in targets for n in target_names(target))
     return names
+
+
+def assigned_names(function: ast.AST) -> set[str]:
+    """Local names the definition assigns from something that is not a literal (``user_question =
+    extract_text(messages[-1])``): named like the request's input, they hold it as a parameter would."""
+    return {target.id for node in nodes_of(function, ast.Assign) if not isinstance(node.value, ast.Constant)
+            for target in node.targets if isinstance(target, ast.Name)}
 
 
 def parameter_names(function: ast.AST) -> set[str]:

@@ -26,6 +26,7 @@ from promptlint.analysis.derived import (
     derived_names,
     input_names,
     local_names,
+    assigned_names,
     parameter_names,
     tag_conversation_read,
     tag_request_derived,
@@ -2535,7 +2536,8 @@ class Evaluator:
             # Kept on the definition for the next entry, which mostly has the same wrappers.
             known = function.__dict__.get(USER_INPUTS_ATTRIBUTE)
             if known is None or known[0] is not self.knowledge or known[1] != self._user_makers:
-                named = parameter_names(function) & self.knowledge.request_inputs  # `def answer(question)`
+                # `def answer(question)`, or `user_question = text_of(messages[-1])` in the body
+                named = (parameter_names(function) | assigned_names(function)) & self.knowledge.request_inputs
                 known = (self.knowledge, self._user_makers, frozenset(named | user_turn_names(
                     function, self.knowledge.user_roles, self.knowledge.content_keys, self._user_makers,
                     self.knowledge.role_keys)))

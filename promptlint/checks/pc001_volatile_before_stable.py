@@ -47,9 +47,11 @@ counter is an attribute that any method but the constructor steps by a constant
 
 Values computed from the request's own input are per request too: text built from the name that
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
-placed earlier in the prompt is reported as `request-derived`, and so is a parameter named like
-the request's input (`question`, `query`, `user_input`: `request_inputs` in
-rules/prompt_sinks.yaml; the message says the name is the reason). A transcript of the whole
+placed earlier in the prompt is reported as `request-derived`, and so is a parameter or a local
+named like the request's input (`question`, `query`, `user_question = text_of(messages[-1])`:
+`request_inputs` in rules/prompt_sinks.yaml; the message says the name is the reason). Replacing
+one item of a list with the input (`messages[-1] = {"role": "user", "content": question}`) does
+not make the list's other items derived. A transcript of the whole
 conversation so far (a parameter named like it: `history`, `chat_history`; `conversation_inputs`)
 grows with every turn, so it is per request wherever it lands ahead of stable content, and so is
 what a method of it returns (`conversation_history.build_context()`), even when another function

@@ -81,8 +81,13 @@ Items replaced by their distance from the end are found only in a loop over the 
 marked as a cache breakpoint is not a rewrite of the history) whose branch appends something
 else where the `else` appends the item, binds the item's name to a new message, or writes over its
 content; whatever the list is called, so a display list that collapses old entries the same way in
-a file that deals with chat messages is reported too. An omitted set computed in another method
-(`idx in omit_indices`) is missed.
+a file that deals with chat messages is reported too. The older indexes may come from a method of
+the same module that returns a slice ending at a length less a count (SWE-agent's
+`omit = self._get_omit_indices(history)`, then `if idx not in omit:` keeps the item); an omitted set
+computed any other way is missed. Newest first, an item rewritten when a newer one already showed
+its key (`if file in windows:` with `windows.add(file)` in the loop: an older file view closed once
+a newer message shows the file) is reported too: each new view rewrites an earlier message. Such a
+loop that drops the older item instead of rewriting it is missed.
 The latest items sent in a request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`,
 or a literal count of at least four items: `x[-2:]` is the latest exchange) reaches the request's
 message list as a list, through names, returns, fields, methods and conversions of each item (a
@@ -183,11 +188,18 @@ def may_cut_history(text: str) -> bool:
         and CHAT_CODE.search(text) is not None
 
 
+FULL_WINDOW = ("once it is full, every request changes an earlier part of the history, so everything after "
+               "the cut misses the prefix cache on every call")
+REWRITTEN = ("each such item changes an earlier part of the history, so everything after it misses the prefix "
+             "cache on the next call")
+
+
 @dataclass(frozen=True)
 class Cut:
     node: ast.AST
     history: str  # the list's source text
     how: str  # what the statement does, for the message
+    effect: str = FULL_WINDOW  # what it does to the requests, for the message
 
 
 @dataclass(frozen=True)
@@ -458,11 +470,10 @@ class Conversation:
             if (id(scope), cut.history) in seen or id(cut.node) in helpers:
                 continue  # `pop(1)` twice under one guard: one root cause
             seen.add((id(scope), cut.history))
-            yield self.cut_finding(_location(path, cut.node), f"`{cut.history}` {cut.how}")
+            yield self.cut_finding(_location(path, cut.node), f"`{cut.history}` {cut.how}", cut.effect)
 
-    def cut_finding(self, location: Location, what: str) -> Finding:
-        message = (f"{what}: once it is full, every request changes an earlier part of the history, so "
-                   "everything after the cut misses the prefix cache on every call")
+    def cut_finding(self, location: Location, what: str, effect: str = FULL_WINDOW) -> Finding:
+        message = f"{what}: {effect}"
         return Finding(self.code, self.name, Severity.WARNING, location, message,
                        CallSite(location, "conversation history", "any"), hint=self.fix_hint)
 
@@ -649,23 +660,37 @@ def _countdown_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterato
             yield Cut(node, history, f"is cut to the latest `{size.id}` messages that fit its limit")
 
 
-def _masking_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Cut]:
+def _masking_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef,
+                  older: frozenset[str] = frozenset()) -> Iterator[Cut]:
     """A list rebuilt with its items older than the latest few replaced (masked, truncated): either
     ``for i, event in enumerate(view): if i < len(view) - window: out.append(Placeholder())``, or
     ``for msg in reversed(memory)`` with a count of the items seen so far, ``if count > keep:``
     and the item replaced. As the list grows, each new item turns one that the previous request
     sent in full into its placeholder, a few items from the end: an earlier part of the history
-    changes on every request (OpenHands' observation masking, MetaGPT's editor results)."""
-    for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
-        found = _masking_loop(loop)
-        if found is not None:
-            history, test, replaced = found
+    changes on every request (OpenHands' observation masking, MetaGPT's editor results). The older
+    indexes may also come from a method of ``older`` (``omit = self._get_omit_indices(history)``,
+    then ``if idx not in omit:`` keeps the item)."""
+    loops = nodes_of(function, (ast.For, ast.AsyncFor))
+    omitted = {a.targets[0].id for a in nodes_of(function, ast.Assign) if len(a.targets) == 1
+               and isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.Call)
+               and isinstance(a.value.func, ast.Attribute) and a.value.func.attr in older} if older and loops else set()
+    for loop in loops:
+        found = _masking_loop(loop, frozenset(omitted))
+        if found is None:
+            continue
+        history, test, replaced, repeated = found
+        if repeated:
+            yield Cut(replaced, history, f"rewrites an older item whenever a newer one shows it again "
+                                         f"(`{ast.unparse(test)}`)", REWRITTEN)
+        else:
             yield Cut(replaced, history, f"keeps only its latest items whole (`{ast.unparse(test)}` replaces "
                                          "the older ones)")
 
 
-def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST] | None:
-    """(the list, the test of an item's distance from the end, the statement replacing the item)."""
+def _masking_loop(loop: ast.For | ast.AsyncFor, omitted: frozenset[str] = frozenset()
+                  ) -> tuple[str, ast.expr, ast.AST, bool] | None:
+    """(the list, the test of an item's distance from the end, the statement replacing the item,
+    whether the test is a newer item repeating the older one's key rather than a distance)."""
     iterated = loop.iter
     if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and len(iterated.args) == 1):
         return None
@@ -690,8 +715,55 @@ def _masking_loop(loop: ast.For | ast.AsyncFor) -> tuple[str, ast.expr, ast.AST]
                     and (measured is None or _measures_length_of(c, measured))]
         replaced = _replacing(branch, item) if compares else None
         if replaced is not None:
-            return listed, compares[0], replaced
+            return listed, compares[0], replaced, False
+        for test in nodes_of(branch.test, ast.Compare) if not older_when_small else ():
+            # Newest first, an item whose key a newer item already showed (`if file in windows:`,
+            # `windows.add(file)` in the loop) is rewritten: each new view rewrites an older one.
+            if _membership(test, {n.id for n in nodes_of(test.left, ast.Name)}, _grown_sets(loop)):
+                replaced = _replacing(branch, item, _copies_of(loop, item))
+                if replaced is not None:
+                    return listed, test, replaced, True
+        for test in nodes_of(branch.test, ast.Compare) if omitted and older_when_small else ():
+            membership = _membership(test, probes, omitted)
+            if membership is None:
+                continue
+            # `idx in omit`: the body replaces the item; `idx not in omit`: the `else` does.
+            replacing = branch if membership else ast.If(test=branch.test, body=branch.orelse, orelse=branch.body)
+            replaced = _replacing(replacing, item)
+            if replaced is not None:
+                return listed, test, replaced, False
     return None
+
+
+def _grown_sets(loop: ast.For | ast.AsyncFor) -> frozenset[str]:
+    """Names the loop body adds to (`seen.add(key)`)."""
+    return frozenset(c.func.value.id for c in nodes_of(loop, ast.Call) if isinstance(c.func, ast.Attribute)
+                     and c.func.attr == "add" and isinstance(c.func.value, ast.Name))
+
+
+def _copies_of(loop: ast.For | ast.AsyncFor, item: str) -> frozenset[str]:
+    """Names the loop binds to a copy of its item (`data = entry.copy()`, `dict(entry)`)."""
+    found = set()
+    for assign in nodes_of(loop, ast.Assign):
+        value = assign.value
+        copied = isinstance(value, ast.Call) and (
+            isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == item
+            or isinstance(value.func, ast.Name) and value.func.id == "dict" and len(value.args) == 1
+            and isinstance(value.args[0], ast.Name) and value.args[0].id == item)
+        if copied and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
+            found.add(assign.targets[0].id)
+    return frozenset(found)
+
+
+def _membership(test: ast.Compare, probes: set[str], sets: frozenset[str]) -> bool | None:
+    """``i in omit`` (True) or ``i not in omit`` (False) for an index of ``probes`` and a set of
+    ``sets``; None for any other test."""
+    if len(test.ops) != 1 or not isinstance(test.ops[0], (ast.In, ast.NotIn)) \
+            or not (isinstance(test.left, ast.Name) and test.left.id in probes) \
+            or not (isinstance(test.comparators[0], ast.Name) and test.comparators[0].id in sets):
+        return None
+    return isinstance(test.ops[0], ast.In)
 
 
 def _measures_length_of(test: ast.Compare, listed: str) -> bool:
@@ -721,10 +793,11 @@ def _names_in(node: ast.AST, name: str) -> bool:
     return any(n.id == name for n in nodes_of(node, ast.Name))
 
 
-def _replacing(branch: ast.If, item: str) -> ast.stmt | None:
+def _replacing(branch: ast.If, item: str, copies: frozenset[str] = frozenset()) -> ast.stmt | None:
     """The statement of the branch that puts something else in the item's place: another value
     appended to the list the `else` appends the item to, the item's name bound to a new message,
-    or the item's content written over (`msg["content"] = ...`, `msg.content = ...`)."""
+    or the content of the item (or of a copy of it, ``copies``) written over (`msg["content"] = ...`,
+    `msg.content = ...`)."""
     kept = {ast.unparse(c.func.value) for statement in branch.orelse for c in nodes_of(statement, ast.Call)
             if isinstance(c.func, ast.Attribute) and c.func.attr == "append" and len(c.args) == 1
             and isinstance(c.args[0], ast.Name) and c.args[0].id == item}
@@ -738,7 +811,7 @@ def _replacing(branch: ast.If, item: str) -> ast.stmt | None:
             target = stmt.targets[0]
             if isinstance(target, ast.Name) and target.id == item and isinstance(stmt.value, (ast.Call, ast.Dict)):
                 return stmt  # `msg = UserMessage(content=shortened)`, appended after the `if`
-            if _writes_content_of(target, item):
+            if any(_writes_content_of(target, name) for name in (item, *copies)):
                 return stmt
     return None
 
@@ -792,17 +865,47 @@ def _counted_down_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, helper
 def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
     """Statements that cut a history-named list from the front or the middle, each with its scope
     (the outermost limit test around it, else the innermost guard, else its function)."""
+    older = _older_index_methods(tree)
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        yield from _cuts_in(function)
+        yield from _cuts_in(function, older)
 
 
-def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
-    cuts = list(_candidate_cuts(function))
+def _older_index_methods(tree: ast.Module) -> frozenset[str]:
+    """Methods that return the indexes of a list's older items, all but the latest few: a slice
+    that ends at a bound computed from a length less a count (SWE-agent's `_get_omit_indices`:
+    `last = len(indices) - self.n; return indices[1:last]`)."""
+    found = set()
+    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        returns = [r.value for r in nodes_of(function, ast.Return) if isinstance(r.value, ast.Subscript)
+                   and isinstance(r.value.slice, ast.Slice) and r.value.slice.upper is not None]
+        if not returns:
+            continue
+        bounds = {a.targets[0].id: a.value for a in nodes_of(function, ast.Assign)
+                  if len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)}
+        for value in returns:
+            upper = value.slice.upper  # type: ignore[union-attr]
+            upper = bounds.get(upper.id, upper) if isinstance(upper, ast.Name) else upper
+            if _length_less_count(upper):
+                found.add(function.name)
+    return frozenset(found)
+
+
+def _length_less_count(expr: ast.expr) -> bool:
+    """An expression of a length less something (`len(xs) - n`, `(len(xs) // p) * p - n`)."""
+    return any(isinstance(n.op, ast.Sub) and any(isinstance(c.func, ast.Name) and c.func.id == "len"
+                                                 for c in nodes_of(n.left, ast.Call))
+               for n in nodes_of(expr, ast.BinOp))
+
+
+def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef,
+             older: frozenset[str] = frozenset()) -> Iterator[tuple[ast.AST, Cut]]:
+    cuts = list(_candidate_cuts(function, older))
     if cuts and not _compacts(function):  # asked only of a function that cuts: it walks it whole
         yield from cuts
 
 
-def _candidate_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, Cut]]:
+def _candidate_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef,
+                    older: frozenset[str] = frozenset()) -> Iterator[tuple[ast.AST, Cut]]:
     # What the function's other statements say, read at the first statement that needs it: most
     # functions cut nothing and test no limit, and reading it walks the whole function.
     not_messages: set[str] | None = None
@@ -824,7 +927,7 @@ def _candidate_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterato
             cut = _text_cut(node, texts, length_names)
             if cut is not None:
                 yield scope, cut
-    for cut in (*_countdown_cuts(function), *_masking_cuts(function)):
+    for cut in (*_countdown_cuts(function), *_masking_cuts(function, older)):
         not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
         if cut.history not in not_messages:
             yield function, cut
