@@ -396,6 +396,20 @@ class ClosedWindowHistoryProcessor:
 ''', [((10, 17, 10, 60), "`history` rewrites an older item whenever a newer one shows it again (`file in windows`): "
                          "each such item changes an earlier part of the history, so everything after it misses the "
                          "prefix cache on the next call")]),
+    "the latest records kept by a window size, behind a conditional (camel)": ('''
+class ChatHistoryBlock:
+    def retrieve(self, window_size=None) -> list:
+        record_dicts = self.storage.load()
+        if window_size is not None and window_size >= 0:
+            start_index = 1 if record_dicts and record_dicts[0]["role_at_backend"] == "system" else 0
+            preserved_messages = record_dicts[:start_index]
+            sliding_messages = record_dicts[start_index:]
+            truncated_messages = [] if window_size == 0 else sliding_messages[-window_size:]
+            final_records = preserved_messages + truncated_messages
+        else:
+            final_records = record_dicts
+        return final_records
+''', [((8, 13, 8, 93), "`sliding_messages` is cut to its last `window_size` messages" + CUT)]),
 }
 
 LEFT_ALONE = {

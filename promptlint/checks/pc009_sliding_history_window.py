@@ -48,7 +48,9 @@ def add_message(self, message: dict) -> None:
 ## Known problems
 The rule reads the code of the cut, not the request: it does not prove that the list is sent to a
 model. It looks only at lists named like a conversation (`messages`, `history`, `conversation`,
-`convo`) in files that deal with chat messages for a model (a `role`, an LLM client or call), cut
+`convo`) in files that deal with chat messages for a model (a `role` or `role_...` key, an LLM
+client or call), cut (either branch of a conditional expression counts:
+`[] if size == 0 else messages[-size:]`)
 under a length or budget check, stored back on an object, or returned by the method that hands the
 history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n:]`), so dropping a
 fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when stored back
@@ -149,7 +151,8 @@ _SUMMARY_WORD = re.compile(r"(?i)summar|compact")
 _MODEL_RECEIVER = re.compile(r"(?i)llm|model|client")
 MODEL_METHODS = frozenset({"invoke", "ainvoke", "completion", "acompletion", "create", "generate", "agenerate",
                            "chat", "achat", "complete", "acomplete"})
-CHAT_CODE = re.compile(r"\brole\b|(?i:\bllm\b|completion|chat_model|model_client|assistant)")
+# (`role_at_backend`: camel's memory records keep the role under their own key.)
+CHAT_CODE = re.compile(r"\brole(?:s|_\w+)?\b|(?i:\bllm\b|completion|chat_model|model_client|assistant)")
 
 
 # The cheap anchors of a cut, found with str.find: CANDIDATE (case-insensitive, with alternations)
@@ -1084,6 +1087,13 @@ def _hands_on(loop: ast.For | ast.AsyncFor) -> bool:
 
 def _slice_cut(node: ast.Assign, target: ast.expr, value: ast.expr, guarded: bool,
                hands_out: bool) -> Iterator[Cut]:
+    if isinstance(value, ast.IfExp):  # `[] if size == 0 else messages[-size:]`: either branch
+        for branch in (value.body, value.orelse):
+            found = list(_slice_cut(node, target, branch, guarded, hands_out))
+            if found:
+                yield found[0]
+                return
+        return
     kept_head = _kept_head(value)
     if kept_head is not None:
         yield Cut(node, kept_head, "keeps its first message and only the latest ones after it")
