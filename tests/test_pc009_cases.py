@@ -378,7 +378,8 @@ class LastNObservations:
                 data["content"] = "Old environment output omitted"
                 new_history.append(data)
         return new_history
-''', [((17, 17, 17, 41), "`history`" + MASK.format(test="idx not in omit") + CUT)]),
+''', [((17, 17, 17, 41), "`history` keeps only its latest items whole (the older ones, at the indexes "
+                           "`self._get_omit_indices(history)` lists, are replaced)" + CUT)]),
     "an older file view closed once a newer message shows the file (SWE-agent)": ('''
 class ClosedWindowHistoryProcessor:
     def __call__(self, history: list) -> list:

@@ -674,17 +674,21 @@ def _masking_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef,
     indexes may also come from a method of ``older`` (``omit = self._get_omit_indices(history)``,
     then ``if idx not in omit:`` keeps the item)."""
     loops = nodes_of(function, (ast.For, ast.AsyncFor))
-    omitted = {a.targets[0].id for a in nodes_of(function, ast.Assign) if len(a.targets) == 1
+    omitted = {a.targets[0].id: a.value for a in nodes_of(function, ast.Assign) if len(a.targets) == 1
                and isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.Call)
-               and isinstance(a.value.func, ast.Attribute) and a.value.func.attr in older} if older and loops else set()
+               and isinstance(a.value.func, ast.Attribute) and a.value.func.attr in older} if older and loops else {}
     for loop in loops:
         found = _masking_loop(loop, frozenset(omitted))
         if found is None:
             continue
         history, test, replaced, repeated = found
+        listed = test.comparators[0] if isinstance(test, ast.Compare) else None
         if repeated:
             yield Cut(replaced, history, f"rewrites an older item whenever a newer one shows it again "
                                          f"(`{ast.unparse(test)}`)", REWRITTEN)
+        elif isinstance(listed, ast.Name) and listed.id in omitted:
+            yield Cut(replaced, history, f"keeps only its latest items whole (the older ones, at the indexes "
+                                         f"`{ast.unparse(omitted[listed.id])}` lists, are replaced)")
         else:
             yield Cut(replaced, history, f"keeps only its latest items whole (`{ast.unparse(test)}` replaces "
                                          "the older ones)")
