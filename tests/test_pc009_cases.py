@@ -28,6 +28,28 @@ def project_cuts(root: Path) -> list[tuple[str, int, str]]:
     assert not result.errors, result.errors
     return [(f.location.path, f.location.line, f.message) for f in result.findings if f.rule == "PC009"]
 
+# SWE-agent's LastNObservations: the older observations elided at indexes another method lists.
+OMIT_BY_INDEXES = '''
+class LastNObservations:
+    def _get_omit_indices(self, history: list) -> list[int]:
+        observations = [i for i, entry in enumerate(history) if entry["message_type"] == "observation"]
+        last_removed = max(0, len(observations) - self.n)
+        return observations[1:last_removed]
+
+    def __call__(self, history: list) -> list:
+        """The {"role": ...} messages for the llm, with old observations elided."""
+        new_history = []
+        omit = self._get_omit_indices(history)
+        for idx, entry in enumerate(history):
+            if idx not in omit:
+                new_history.append(entry)
+            else:
+                data = entry.copy()
+                data["content"] = "Old environment output omitted"
+                new_history.append(data)
+        return new_history
+'''
+
 REPORTED = {
     "slice stored back under a length check": ('''
 class Memory:
@@ -359,26 +381,8 @@ class Role:
         new_memory.reverse()
         return new_memory
 ''', [((10, 21, 10, 72), "`memory`" + MASK.format(test="i > keep_latest_count") + CUT)]),
-    "older observations elided by indexes another method computes (SWE-agent)": ('''
-class LastNObservations:
-    def _get_omit_indices(self, history: list) -> list[int]:
-        observations = [i for i, entry in enumerate(history) if entry["message_type"] == "observation"]
-        last_removed = max(0, len(observations) - self.n)
-        return observations[1:last_removed]
-
-    def __call__(self, history: list) -> list:
-        """The {"role": ...} messages for the llm, with old observations elided."""
-        new_history = []
-        omit = self._get_omit_indices(history)
-        for idx, entry in enumerate(history):
-            if idx not in omit:
-                new_history.append(entry)
-            else:
-                data = entry.copy()
-                data["content"] = "Old environment output omitted"
-                new_history.append(data)
-        return new_history
-''', [((17, 17, 17, 41), "`history` keeps only its latest items whole (the older ones, at the indexes "
+    "older observations elided by indexes another method computes (SWE-agent)": (OMIT_BY_INDEXES, [
+        ((17, 17, 17, 41), "`history` keeps only its latest items whole (the older ones, at the indexes "
                            "`self._get_omit_indices(history)` lists, are replaced)" + CUT)]),
     "an older file view closed once a newer message shows the file (SWE-agent)": ('''
 class ClosedWindowHistoryProcessor:
@@ -414,25 +418,9 @@ class ChatHistoryBlock:
 }
 
 LEFT_ALONE = {
-    "items elided by indexes of a fixed head, whatever the length": '''
-class FirstObservations:
-    def _get_omit_indices(self, history: list) -> list[int]:
-        observations = [i for i, entry in enumerate(history) if entry["message_type"] == "observation"]
-        return observations[1:3]
-
-    def __call__(self, history: list) -> list:
-        """The {"role": ...} messages for the llm."""
-        new_history = []
-        omit = self._get_omit_indices(history)
-        for idx, entry in enumerate(history):
-            if idx not in omit:
-                new_history.append(entry)
-            else:
-                data = entry.copy()
-                data["content"] = "Setup output omitted"
-                new_history.append(data)
-        return new_history
-''',
+    "items elided by indexes of a fixed head, whatever the length": OMIT_BY_INDEXES.replace(
+        "last_removed = max(0, len(observations) - self.n)\n        return observations[1:last_removed]",
+        "return observations[1:3]"),
     "repeated items counted, newest first, none rewritten": '''
 def count_views(history: list) -> int:
     """How many {"role": ...} messages for the llm show a file already seen later."""
