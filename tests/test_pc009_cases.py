@@ -953,9 +953,10 @@ def test_a_window_is_reported_where_its_count_is_chosen(tmp_path: Path, call: st
     assert cut in (root / "app.py").read_text().splitlines()[finding.location.line - 1]
 
 
-def test_a_count_left_to_a_default_of_zero_is_the_whole_list(tmp_path: Path) -> None:
-    """VALID: `get()` with `k = 0` by default returns `storage[-0:]`, the whole memory: it only grows."""
-    source = LATEST_ITEMS_APP.replace("self.rc.memory.get(self.memory_k)", "self.rc.memory.get()")
+@pytest.mark.parametrize("call", ["self.rc.memory.get()", "self.rc.memory.get(0)"])
+def test_a_count_of_zero_is_the_whole_list(tmp_path: Path, call: str) -> None:
+    """VALID: `get()` (`k = 0` by default) or `get(0)` returns `storage[-0:]`, the whole memory: it only grows."""
+    source = LATEST_ITEMS_APP.replace("self.rc.memory.get(self.memory_k)", call)
     root = write_tree(tmp_path, source)
     result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
     assert [f.rule for f in result.findings if f.rule == "PC009"] == []

@@ -1327,6 +1327,14 @@ class Evaluator:
         self._mro[id(info)] = (info, order)
         return order
 
+    def counts_zero(self, bounds: ast.Slice, frame: Frame) -> bool:
+        """``x[-k:]`` with ``k`` known to be 0 (a caller left ``get(k=0)`` at its default, or passed
+        0): ``x[-0:]`` is the whole list, not its latest items."""
+        start = bounds.lower
+        count = start.operand if isinstance(start, ast.UnaryOp) else None
+        # A name or an attribute only: a call there is not evaluated a second time.
+        return isinstance(count, (ast.Name, ast.Attribute)) and literal_text(self.eval(count, frame)) == "0"
+
     def eval_Subscript(self, node: ast.Subscript, frame: Frame) -> Value:
         base = self.eval(node.value, frame)
         key_value = self.eval(node.slice, frame)
@@ -1337,7 +1345,7 @@ class Evaluator:
                 if found is not None:
                     return found
             return unknown(frame.module.snippet(node), frame.module.location(node))
-        if isinstance(node.slice, ast.Slice) and _from_the_end(node.slice):
+        if isinstance(node.slice, ast.Slice) and _from_the_end(node.slice) and not self.counts_zero(node.slice, frame):
             latest = _latest_items(base, Step(frame.module.location(node), frame.module.snippet(node)))
             if latest is not None:
                 return latest
@@ -1751,7 +1759,7 @@ class Evaluator:
         result, self_updates = cached
         if where is not None:
             assert node is not None
-            result = _window_at_call(result, func, node, Step(where, frame.module.snippet(node)),
+            result = _window_at_call(result, func, Step(where, frame.module.snippet(node)),
                                      func.module.location(func.node))
             # In an entry, text a helper made is also marked where it came back (`knowledges =
             # kb_prompt(chunks)`): should the entry find it request-derived, that is its origin.
@@ -3158,25 +3166,18 @@ def _window_of(value: Value) -> Step | None:
     return None
 
 
-def _window_at_call(result: Value, func: FuncVal, node: ast.Call, call: Step, body: Location) -> Value:
+def _window_at_call(result: Value, func: FuncVal, call: Step, body: Location) -> Value:
     """A method that hands out the latest ``k`` items of its list, ``k`` being its parameter
     (MetaGPT's ``Memory.get(k)``: ``return self.storage[-k:]``), cuts where its caller says: the
-    window is the call that chose the count, with the slice as the first step of its path. A call
-    that leaves the count to a default of 0 or None (``get()``: "all when k=0") takes the whole list."""
+    window is the call that chose the count, with the slice as the first step of its path. (A count
+    the caller leaves at 0, "all when k=0", is no window: ``Evaluator.counts_zero``.)"""
     cut = _window_of(result)
-    if cut is None or not body.contains(cut.location):
+    if cut is None or not body.contains(cut.location) or not _counted_by(cut.description, func.node):
         return result
-    counts = _counted_by(cut.description, func.node)
-    if not counts:
-        return result
-    whole = not any(_passes(node, func.node, name) for name in counts) and \
-        all(_default_of(func.node, name) in (0, None) for name in counts)
 
     def moved(hole: Hole) -> Hole:
         if hole.window != cut:
             return hole
-        if whole:
-            return replace(hole, window=None)
         return replace(hole, window=call, path=(Step(cut.location, f"cut by `{cut.description}`"), *hole.path))
 
     if isinstance(result, Unknown):
@@ -3189,7 +3190,9 @@ def _window_at_call(result: Value, func: FuncVal, node: ast.Call, call: Step, bo
 def _counted_by(cut_text: str, function: ast.AST) -> set[str]:
     """The parameters of ``function`` the count of the cut ``cut_text`` is computed from: the
     start of a slice (``self.storage[-k:]``), or the arguments of a call that was itself moved
-    to its caller (``self.rc.memory.get(k=k)`` in ``get_memories(self, k)``)."""
+    to its caller (``self.rc.memory.get(k=k)`` in ``get_memories(self, k)``). Asked only of a
+    result that carries a window cut inside the callee: rare, so the cut's text is parsed again
+    rather than kept on every hole."""
     try:
         expr = ast.parse(cut_text, mode="eval").body
     except SyntaxError:
@@ -3202,29 +3205,6 @@ def _counted_by(cut_text: str, function: ast.AST) -> set[str]:
         return set()
     used = {n.id for count in counts for n in ast.walk(count) if isinstance(n, ast.Name)}
     return used & (parameter_names(function) - {"self", "cls"})
-
-
-def _passes(call: ast.Call, function: ast.AST, name: str) -> bool:
-    """Whether ``call`` gives parameter ``name`` of ``function`` a value (by keyword, by position,
-    or through ``*args`` / ``**kwargs`` it cannot rule out)."""
-    if any(k.arg in (name, None) for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
-        return True
-    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-    positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
-    if positional and positional[0] in ("self", "cls"):
-        positional = positional[1:]
-    return name in positional[:len(call.args)]
-
-
-def _default_of(function: ast.AST, name: str) -> object:
-    """The literal default of parameter ``name`` (``...`` when it has none or it is not a literal)."""
-    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
-    pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
-    default = next((d for a, d in pairs if a.arg == name), None)
-    return default.value if isinstance(default, ast.Constant) else ...
 
 
 def _in_window_of(source: Value, result: Value) -> Value:

@@ -98,9 +98,9 @@ message-constructor helper or not, a loop over the list newest first that writes
 for the older items). A method whose count is its parameter (`def get(self, k=0): return
 self.storage[-k:]`) cuts where its caller says: the window is reported at the call that chooses
 the count (`self.rc.memory.get(self.memory_k)`, or further up while the count is passed on), with
-the slice as its first step; a call that leaves the count to a default of 0 or None takes the whole
-list and is not a window. A literal `k = 0` passed by a caller (`x[-0:]`, the whole list) is not
-told apart from a window; agno's `runs[-n:]`, copied out message by message from each run, is missed.
+the slice as its first step; a count known to be 0 there (`x[-0:]`: a caller passing 0, or leaving
+a default of 0) is the whole list and not a window. agno's `runs[-n:]`, copied out message by message
+from each run, is missed.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
