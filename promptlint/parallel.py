@@ -32,6 +32,7 @@ from promptlint.analysis.derived import (
     derived_names,
     input_names,
     mark_observed,
+    mark_remembered,
     mark_request_derived,
     parameter_names,
     user_turn_names,
@@ -343,6 +344,8 @@ class LayoutCollector:
     def add(self, layout: PromptLayout) -> None:
         if self.knowledge.observation_inputs:
             layout = mark_observed(layout, self.knowledge.observation_inputs)
+        if self.knowledge.memory_names:
+            layout = mark_remembered(layout, self.knowledge.memory_names)
         location = layout.call.location
         key = (location, layout.parts, layout.settings)
         call_key = (location.path, location.line, location.column)

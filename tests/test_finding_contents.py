@@ -95,6 +95,27 @@ def ask(question: str, history: list) -> str:
     assert priced.estimate.lost_tokens_per_call is not None and priced.estimate.lost_tokens_per_call > 1024
 
 
+def test_content_after_a_clock_is_a_finding_of_its_own(tmp_path: Path) -> None:
+    """Found on bench/wild (agno): the memories an agent lists in its system prompt come after an
+    optional clock. Each has its own fix and its own option, and suppressing the clock's finding
+    must not hide the memories: a value of another kind (content after a made-up value) is reported
+    on its own, at its own place, with what follows it."""
+    clock, memories = findings(tmp_path, '''
+TONE = "Answer in the language of the question, briefly and politely. " * 30
+def ask(store, user_id: str, question: str, history: list) -> str:
+    system = f"Now: {datetime.now()}. " + RULES
+    system += "Known about the user: " + store.search_memories(user_id) + TONE
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
+''')
+    assert (clock.location.line, clock.volatile_source.category) == (9, "clock")
+    assert (memories.location.line, memories.volatile_source.category) == (10, "memory")
+    assert memories.severity.value == "error"
+    assert memories.message.startswith("per-request memory `store.search_memories(user_id)` comes before 1,860 "
+                                       "characters of stable text and the conversation history")
+    assert not any("also changes here" in message for _, _, message in related(clock))
+
+
 def test_source_called_in_another_function_is_related_first(tmp_path: Path) -> None:
     [f] = findings(tmp_path, '''
 def stamp() -> str:

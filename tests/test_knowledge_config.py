@@ -138,6 +138,9 @@ def test_a_generic_lookup_needs_a_store_word_at_a_part_of_the_receivers_name() -
             ("chunks_vdb", "vectorStore", "faiss_index", "user_memories", "storage", "story", None)] == [
         "retrieval", "retrieval", "retrieval", "memory", None, None, None]
     assert knowledge.lookup_category("similarity_search", "storage") == "retrieval"  # by the method alone
+    # agno's memory manager: a method named for the user's memories is one on any receiver.
+    assert [knowledge.lookup_category(method, "manager") for method in
+            ("get_user_memories", "aget_user_memories", "get_user_memory")] == ["memory", "memory", None]
 
 
 def test_a_chat_template_class_declared_in_config_is_judged_where_it_is_built(tmp_path: Path) -> None:

@@ -3018,3 +3018,149 @@ def test_replacing_the_last_message_with_the_question_leaves_the_others_as_they_
     source = LOCAL_QUESTION_APP.replace('"# Knowledge base\\n" + knowledge + "\\n" + RULES', "RULES")
     assert source != LOCAL_QUESTION_APP
     assert findings(tmp_path, {"app.py": source}) == []
+
+
+MEMORY_AGENT = '''
+from datetime import datetime
+from openai import OpenAI
+
+class MemoryManager:
+    def __init__(self, db=None):
+        self.db = db
+
+    def get_user_memories(self, user_id=None):
+        if self.db:
+            memories = self.db.read_memories(user_id)
+            if memories is None:
+                return []
+            return memories.get(user_id, [])
+        return []
+
+RULES = "Answer from the user's documents only and cite the file you used. " * 40
+
+class Agent:
+    def __init__(self, memory_manager=None, add_datetime=False):
+        self.memory_manager = memory_manager
+        self.add_datetime = add_datetime
+
+    def system_message(self, user_id=None):
+        content = "You are a careful assistant.\\n"
+        if self.add_datetime:
+            content += f"Now: {datetime.now()}\\n"
+        if not user_id:
+            user_id = "default"
+        if self.memory_manager is None:
+            self.memory_manager = MemoryManager()
+        user_memories = self.memory_manager.get_user_memories(user_id=user_id)
+        if user_memories and len(user_memories) > 0:
+            content += "<memories>"
+            for memory in user_memories:
+                content += f"\\n- {memory.text}"
+            content += "</memories>\\n"
+        else:
+            content += "No memories of this user yet.\\n"
+        return content + %s
+
+    def run(self, history, question):
+        messages = [{"role": "system", "content": self.system_message()}, *history,
+                    {"role": "user", "content": question}]
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=messages)
+'''
+
+
+def test_memories_a_store_returns_are_new_also_for_a_constant_user(tmp_path: Path) -> None:
+    """INVALID, found on bench/wild (agno): the memories listed in the system prompt are written
+    by the conversation, so they change between requests even for the default user; the store's
+    `return []` when no database is configured (the analysis sees its default, None) is not what a
+    request finds; and the memory branch is the one judged although the optional clock before it
+    makes both branches volatile."""
+    found = findings(tmp_path, {"agent.py": MEMORY_AGENT % "RULES"})
+    memory = [(line, message) for _, line, severity, message in found if "memory" in message]
+    assert [line for line, _ in memory] == [35]
+    assert memory[0][1].startswith("per-request memory `self.memory_manager.get_user_memories(user_id=user_id)` "
+                                   "comes before 2,652 characters of stable text")
+    assert "the conversation writes the memories it returns" in memory[0][1]
+
+
+def test_memories_in_the_users_turn_are_quiet(tmp_path: Path) -> None:
+    """VALID: the same memories sent in the final user message, after the fixed system prompt and
+    the history: nothing that is cached comes after them."""
+    program = (MEMORY_AGENT % "RULES").replace(
+        '''[{"role": "system", "content": self.system_message()}, *history,
+                    {"role": "user", "content": question}]''',
+        '''[{"role": "system", "content": RULES}, *history,
+                    {"role": "user", "content": self.system_message() + question}]''')
+    assert "self.system_message() + question" in program
+    assert [message for _, _, _, message in findings(tmp_path, {"agent.py": program}) if "memory" in message] == []
+
+
+USER_CONTEXT_PROMPT = '''
+from dataclasses import dataclass, field
+from openai import OpenAI
+
+CITATIONS = "Cite every document you use as [n] and never invent a source. " * 40
+
+@dataclass
+class UserMemoryContext:
+    memories: list = field(default_factory=list)
+    %s
+
+def build_system_prompt(base: str, user_memory_context: UserMemoryContext | None = None) -> str:
+    prompt = base
+    if user_memory_context and user_memory_context.%s:
+        formatted = "\\n".join(f"- {item}" for item in user_memory_context.%s)
+        prompt += "\\n# What you know about the user\\n" + formatted
+    return prompt + CITATIONS
+
+def chat(base, ctx, history, question):
+    messages = [{"role": "system", "content": build_system_prompt(base, ctx)}, *history,
+                {"role": "user", "content": question}]
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=messages)
+'''
+
+
+def test_memories_named_so_are_written_by_the_conversation(tmp_path: Path) -> None:
+    """INVALID, found on bench/wild (onyx): the user's memories (`ctx.memories`, what a memory tool
+    writes) go into the system prompt ahead of the citation rules and the history: each memory the
+    conversation writes misses the whole re-sent history (rules/prompt_sinks.yaml memory_names)."""
+    found = findings(tmp_path, {"prompts.py": USER_CONTEXT_PROMPT % ("", "memories", "memories")})
+    message = only_finding(found, "prompts.py", 14, "error")
+    assert message.startswith("per-request memory `(f\"- {item}\" for item in user_memory_context.memories)` comes "
+                              "before 2,480 characters of stable text and the conversation history")
+    assert "`memories` is taken by its name to be what a memory store holds about the user" in message
+
+
+def test_a_value_named_for_one_memory_or_a_setting_is_not_memories(tmp_path: Path) -> None:
+    """VALID: the user's display preferences, set in the settings page, are no memories; nor is
+    what an agent calls its `memory` (the conversation it keeps, judged as history)."""
+    for name in ("preferences", "memory"):
+        program = USER_CONTEXT_PROMPT % (f"{name}: list = field(default_factory=list)", name, name)
+        assert findings(tmp_path / name, {"prompts.py": program}) == []
+
+
+def test_a_retriever_returning_its_empty_default_text_is_no_lookup(tmp_path: Path) -> None:
+    """VALID, found on bench/wild (MetaGPT): the role's default experience retriever returns its
+    `EXAMPLE = ""` whatever the context: a setting, not what a search found (an empty list from an
+    unconfigured store is; see the memory agent above)."""
+    assert findings(tmp_path, {"role.py": '''
+from openai import OpenAI
+
+PROMPT = "# Past experience\\n{example}\\n# Rules\\n" + "Plan one step at a time and say which tool you use. " * 40
+
+class DummyExpRetriever:
+    EXAMPLE = ""
+
+    def retrieve(self, context=""):
+        return self.EXAMPLE
+
+class Role:
+    def __init__(self):
+        self.experience_retriever = DummyExpRetriever()
+        self.notes = []
+
+    def think(self, history):
+        context = "\\n\\n".join(str(note) for note in self.notes)
+        example = self.experience_retriever.retrieve(context=context)
+        messages = [{"role": "system", "content": PROMPT.format(example=example)}, *history]
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=messages)
+'''}) == []

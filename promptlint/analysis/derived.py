@@ -32,6 +32,7 @@ DERIVED = "request-derived"  # the origin category of request-derived holes
 RUN_STATE = "run-state"  # the origin category of a framework's run state read by a callback
 CONVERSATION = "taken by its name to be the conversation so far, which grows with every turn"
 OBSERVED = "observation"  # the origin category of what an agent's step observed (a page, an environment)
+REMEMBERED = "memory"  # the origin category of what a memory store holds about the user
 ONE_ITEM_METHODS = frozenset({"get", "pop", "index", "count"})  # on the conversation: not its text
 
 
@@ -219,17 +220,45 @@ def mark_observed(layout: PromptLayout, names: frozenset[str]) -> PromptLayout:
     with a name in rules/prompt_sinks.yaml ``observation_inputs``: `current_state.url`) made
     per-step, where they are written into the text; the tools are left alone (a display size
     read from the state is not what changes)."""
-    def mark(hole: Hole) -> Hole:
+    def observed(hole: Hole) -> tuple[str, str, str] | None:
         head = WORD.match(hole.expression.strip())
-        if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None \
-                or hole.location is None or head is None or head.group(0) not in names:
-            return hole
+        if head is None or head.group(0) not in names:
+            return None
         source = f"`{head.group(0)}`"
+        return OBSERVED, f"observed in {source}", (
+            f"{source} is taken by its name to be what this step of the agent observed (the environment's or "
+            f"the page's state, handed in anew on every step), so this text changes with every step")
+
+    return _mark_named(layout, observed)
+
+
+def mark_remembered(layout: PromptLayout, names: frozenset[str]) -> PromptLayout:
+    """The layout with the unknown holes built from what a memory store holds (an expression
+    naming a value in rules/prompt_sinks.yaml ``memory_names``, whole or as its last ``_`` part:
+    `ctx.memories`, `user_memories`) made per request: the conversation writes memories (a memory
+    tool, an extractor after each turn), so text built from them changes between requests."""
+    def remembered(hole: Hole) -> tuple[str, str, str] | None:
+        name = next((word for word in WORD.findall(hole.expression)
+                     if word.lower() in names or word.lower().rpartition("_")[2] in names), None)
+        if name is None:
+            return None
+        return REMEMBERED, f"remembered in `{name}`", (
+            f"`{name}` is taken by its name to be what a memory store holds about the user; the conversation "
+            "writes it, so this text changes between requests")
+
+    return _mark_named(layout, remembered)
+
+
+def _mark_named(layout: PromptLayout, classify: Callable[[Hole], tuple[str, str, str] | None]) -> PromptLayout:
+    """The layout with each unknown hole that ``classify`` names (category, source, assumption)
+    made per request, outside the tools and the final user message."""
+    def mark(hole: Hole) -> Hole:
+        if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None \
+                or hole.location is None or (found := classify(hole)) is None:
+            return hole
+        category, source, assumption = found
         return replace(hole, volatility=Volatility.PER_REQUEST,
-                       origin=Origin(hole.location, f"observed in {source}", OBSERVED, Volatility.PER_REQUEST),
-                       assumption=f"{source} is taken by its name to be what this step of the agent observed "
-                                  f"(the environment's or the page's state, handed in anew on every step), "
-                                  f"so this text changes with every step")
+                       origin=Origin(hole.location, source, category, Volatility.PER_REQUEST), assumption=assumption)
 
     marked = tuple(part if part.name in ("tools", "final_user") else _mark_part(part, mark) for part in layout.parts)
     return replace(layout, parts=marked) if marked != layout.parts else layout

@@ -1669,22 +1669,31 @@ class Evaluator:
         # Every call passes here: the name test first, the walk over the result only for lookups.
         receiver = _last_name(func.value) if isinstance(func, ast.Attribute) else None
         category = self.knowledge.lookup_category(method, receiver)
-        if category is None or all(literal_text(v) is not None or isinstance(v, NoneVal)
-                                   for v in [*args, *kwargs.values()]):
+        # Memories are written as the conversation goes: what a memory lookup named so returns
+        # changes also for a constant key (`get_user_memories(user_id="default")`); a generic
+        # `get` with a constant key on a memory (`memory.get("memory", "")`) reads one field.
+        if category is None or not self.memory_lookup_by_name(method, category) and all(
+                literal_text(v) is not None or isinstance(v, NoneVal) for v in [*args, *kwargs.values()]):
             return result
         unknowns = [h for h in holes_of(result) if h.volatility is Volatility.UNKNOWN and not h.is_history]
-        if not unknowns and not isinstance(result, (Obj, Instance)):
+        # No results is what the store returns where the analysis left it unconfigured
+        # (`if self.db:` of a db at its default None): not what a request finds.
+        if not unknowns and not isinstance(result, (Obj, Instance)) and not _no_results(result):
             return result
         where = frame.module.location(node)
         key = next((frame.module.snippet(a) for a in [*node.args, *(k.value for k in node.keywords)]
                     if not isinstance(a, ast.Constant)), "its arguments")
         hole = Hole(Volatility.PER_REQUEST, frame.module.snippet(node), None,
                     origin=Origin(where, f"{method}()", category, Volatility.PER_REQUEST),
-                    assumption=f"`{method}()` is a {category} lookup keyed by `{key}`: what it returns "
-                               "changes with what is asked")
+                    assumption=f"`{method}()` is a memory lookup: the conversation writes the memories it "
+                               "returns, so they change between requests" if category == "memory" else
+                    f"`{method}()` is a {category} lookup keyed by `{key}`: what it returns changes with what is asked")
         if not unknowns:
             return Unknown(hole)  # an object we model (a response, a result list): its text is the lookup's
         return map_holes(result, lambda h: hole if h.volatility is Volatility.UNKNOWN and not h.is_history else h)
+
+    def memory_lookup_by_name(self, method: str, category: str) -> bool:
+        return category == "memory" and self.knowledge.lookup_category(method, None) == "memory"
 
     def eval_arguments(self, node: ast.Call, frame: Frame) -> tuple[list[Value], dict[str, Value]]:
         args: list[Value] = []
@@ -3061,8 +3070,19 @@ def _joined(body: Value, other: Value) -> Value:
     return body if _telling(body) > _telling(other) else other
 
 
-def _telling(value: Value) -> int:
-    return 2 if most_volatile(value) is not None else 1 if holes_of(value) else 0
+def _no_results(value: Value) -> bool:
+    """An empty list or dict: what a store's method returns where the analysis left the store
+    unconfigured. An empty string is not: a retriever returning its `EXAMPLE = ""` default
+    returns a setting (MetaGPT's `DummyExpRetriever`)."""
+    return isinstance(value, Seq) and not value.items or isinstance(value, Mapping) and not value.entries
+
+
+def _telling(value: Value) -> tuple[int, int]:
+    # Between two volatile values, the one with more volatile parts: both branches carry the
+    # clock written before the `if`, only one the memories it adds.
+    holes = holes_of(value)
+    volatile = sum(hole.volatility.is_volatile for hole in holes)
+    return (2 if volatile else 1 if holes else 0), volatile
 
 
 def _is_counter_step(stmt: ast.AugAssign) -> bool:

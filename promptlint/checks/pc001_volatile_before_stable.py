@@ -62,6 +62,9 @@ of a *lookup*
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
 memory recalls; add your own in `[tool.promptlint.lookups]`), even where the user turn is not in
 sight: documents retrieved for this question belong after the history, in the final user turn.
+A memory lookup is per request whatever its key (`get_user_memories(user_id="default")`): the
+conversation writes the memories it reads. So is a value named for a memory store's content
+(`ctx.memories`, `user_memories`: rules/prompt_sinks.yaml `memory_names`).
 So is an agent framework's *run state* read by a callback that runs before every model call (an ADK
 instruction provider or `before_model_callback` reading `context.state`; rules/sources.yaml
 `run_state`, rules/prompt_sinks.yaml `request_system`): tools change it during a run, so the
@@ -125,7 +128,9 @@ same reason, the LLM calls such a finding names (the calls the wrapper sends the
 those of every project definition of that name, at most 16; the estimate prices it as their provider
 only when they all have one, and with the model the wrapper call names when it names one. One prompt
 gets one finding, at its first value; a later value that changes as often is listed on it ("also
-changes here: move it too"), since moving only the first would not fix the prompt.
+changes here: move it too"), since moving only the first would not fix the prompt. Content after a
+made-up value (memories after a clock or an id) is a finding of its own: it has its own fix, often
+its own option, and suppressing the clock's finding must not hide it.
 
 ## Fix safety
 No automatic fix: moving content changes what the model reads. `--unsafe-fixes` offers to move an
@@ -159,6 +164,7 @@ PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
 # Content looked up or computed for the request (not a clock or an id): it is in the prompt on
 # purpose, and where the call is not seen, whether a history follows it is a guess.
 LOOKED_UP = frozenset({"request-derived", "retrieval", "memory"})
+MADE_UP = frozenset({"clock", "date", "uuid", "random", "request-id", "user-id", "counter", "hostname", "process"})
 # What a value of each scope costs from where it sits on: the message says what the JSON `kind` says.
 CONSEQUENCES = {
     Volatility.PER_REQUEST: "every call misses the prefix cache from here on",
@@ -614,6 +620,7 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         reported = -1  # scope rank of the most volatile value reported so far in this prompt
+        families: set[str] = set()  # the kinds of value reported at that rank
         found: list[Finding] = []
         for index, part, hole in volatile_holes(layout):
             if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE:
@@ -621,12 +628,16 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
             if hole.category in ORDER_CATEGORIES:
                 continue
             rank = SCOPE_RANK[hole.volatility]
-            if rank <= reported:
+            family = _family(hole.category)
+            if rank < reported or rank == reported and family in families:
                 # The prefix already misses from an earlier value that changes as often: not a
                 # finding of its own, but moving only the first value would not fix the prompt.
                 if found:
                     found[-1] = _also_changes(found[-1], hole)
                 continue
+            # A value of another kind as volatile (the memories after the clock) is a finding of
+            # its own: it has its own fix, and a suppression of the first must not hide it.
+            families = families | {family} if rank == reported else {family}
             reported = rank
             after = stable_after(layout, index)
             if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
@@ -638,6 +649,13 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
                 message += f" (assumed: {after.assumed})"
             found.append(self.finding(layout, layout_index, index, hole, severity, message))
         return found
+
+
+def _family(category: str) -> str:
+    """Values the program makes up (a clock, an id) or content (the request's, what was looked up
+    or observed): values of one family before the same prompt are one finding (the first, the
+    others named on it)."""
+    return "made-up" if category in MADE_UP else "content"
 
 
 def _also_changes(finding: Finding, hole: Hole) -> Finding:

@@ -88,8 +88,9 @@ the same module that returns a slice ending at a length less a count (SWE-agent'
 `omit = self._get_omit_indices(history)`, then `if idx not in omit:` keeps the item); an omitted set
 computed any other way is missed. Newest first, an item rewritten when a newer one already showed
 its key (`if file in windows:` with `windows.add(file)` in the loop: an older file view closed once
-a newer message shows the file) is reported too: each new view rewrites an earlier message. Such a
-loop that drops the older item instead of rewriting it is missed.
+a newer message shows the file) is reported too: each new view rewrites an earlier message; its
+hint is to leave sent messages as they were (cutting in blocks would not help). Such a loop that
+drops the older item instead of rewriting it is missed.
 The latest items sent in a request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`,
 or a literal count of at least four items: `x[-2:]` is the latest exchange) reaches the request's
 message list as a list, through names, returns, fields, methods and conversions of each item (a
@@ -195,6 +196,7 @@ FULL_WINDOW = ("once it is full, every request changes an earlier part of the hi
                "the cut misses the prefix cache on every call")
 REWRITTEN = ("each such item changes an earlier part of the history, so everything after it misses the prefix "
              "cache on the next call")
+REWRITE_HINT = "leave the messages already sent as they were; say in the newest message what has changed"
 
 
 @dataclass(frozen=True)
@@ -477,8 +479,10 @@ class Conversation:
 
     def cut_finding(self, location: Location, what: str, effect: str = FULL_WINDOW) -> Finding:
         message = f"{what}: {effect}"
+        # An older item rewritten is not a window: cutting in blocks would not help, leaving it would.
+        hint = REWRITE_HINT if effect is REWRITTEN else self.fix_hint
         return Finding(self.code, self.name, Severity.WARNING, location, message,
-                       CallSite(location, "conversation history", "any"), hint=self.fix_hint)
+                       CallSite(location, "conversation history", "any"), hint=hint)
 
     def helper_cuts(self, path: str, tree: ast.Module) -> list[HelperCut]:
         return [HelperCut(cut.function, _location(path, cut.node), cut.history, cut.how, cut.alone)
