@@ -1090,3 +1090,63 @@ class Role:
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     windows = [f for f in result.findings if f.rule == "PC009" and "sends only the latest items" in f.message]
     assert [(f.location.line, f.message.split("`")[1]) for f in windows] == [(56, "self.memory.get(200)")]
+
+
+# agno's agent: the request is assembled in a container the model call gets later (`run_messages`),
+# the system message first, then the session's last runs; no LLM call in sight of either.
+ASSEMBLED_ELSEWHERE = '''
+from dataclasses import dataclass, field
+
+INSTRUCTIONS = "You are a careful assistant: answer from the tools' results only. " * 30
+
+
+@dataclass
+class Message:
+    role: str
+    content: str
+
+
+@dataclass
+class RunMessages:
+    messages: list = field(default_factory=list)
+
+
+class Session:
+    def __init__(self, messages: list):
+        self.messages = messages  # read from the session store
+
+    def get_messages(self, last_n=None) -> list:
+        messages = self.messages
+        if last_n is not None:
+            messages = messages[-last_n:]
+        return messages
+
+
+def get_run_messages(agent, session: Session, user_text: str) -> RunMessages:
+    run_messages = RunMessages()
+    run_messages.messages.append(Message(role="system", content=INSTRUCTIONS))
+    history = session.get_messages(last_n=agent.history_size)
+    run_messages.messages += [message for message in history]
+    run_messages.messages.append(Message(role="user", content=user_text))
+    return run_messages
+'''
+
+
+def test_a_window_added_to_a_list_that_opens_with_a_system_message_is_reported(tmp_path: Path) -> None:
+    """INVALID, found on bench/wild (agno): the session's last `history_size` messages are added
+    after the system message of the list the model call gets later: that list is the request, so
+    the window is reported where its count is chosen, with no LLM call in sight."""
+    root = write_tree(tmp_path, ASSEMBLED_ELSEWHERE)
+    [finding] = [f for f in analyze([root], Config(root=root, cache_dir=None), cwd=root).findings if f.rule == "PC009"]
+    assert finding.location.line == 31
+    assert finding.message.startswith("`session.get_messages(last_n=agent.history_size)` sends only the "
+                                      "latest items of the conversation as the history of the `message list "
+                                      "(`run_messages.messages` with a window of its history added)` request")
+
+
+def test_a_whole_history_added_after_a_system_message_is_not_a_window(tmp_path: Path) -> None:
+    """VALID: the same assembly with every run of the session: the history only grows."""
+    source = ASSEMBLED_ELSEWHERE.replace("session.get_messages(last_n=agent.history_size)",
+                                         "session.get_messages()")
+    root = write_tree(tmp_path, source)
+    assert [f for f in analyze([root], Config(root=root, cache_dir=None), cwd=root).findings if f.rule == "PC009"] == []

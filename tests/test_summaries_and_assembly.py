@@ -3125,7 +3125,7 @@ def test_memories_named_so_are_written_by_the_conversation(tmp_path: Path) -> No
     conversation writes misses the whole re-sent history (rules/prompt_sinks.yaml memory_names)."""
     found = findings(tmp_path, {"prompts.py": USER_CONTEXT_PROMPT % ("", "memories", "memories")})
     message = only_finding(found, "prompts.py", 14, "error")
-    assert message.startswith("per-request memory `(f\"- {item}\" for item in user_memory_context.memories)` comes "
+    assert message.startswith("per-request memory `user_memory_context.memories` comes "
                               "before 2,480 characters of stable text and the conversation history")
     assert "`memories` is taken by its name to be what a memory store holds about the user" in message
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from promptlint.analysis.index import nodes_of
 from promptlint.analysis.summaries import target_names
@@ -25,6 +25,7 @@ from promptlint.model import Hole, Location, Origin, Part, PromptLayout, Volatil
 # Statements and expressions that bind names: assignments, loop targets, `with ... as`, `:=`.
 BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
 WORD = re.compile(r"[A-Za-z_]\w*")
+DOTTED = re.compile(r"[A-Za-z_][\w.]*\w")
 ASSIGNED = re.compile(r"assigned to `([A-Za-z_][\w.]*)`")
 RETURNED_BY = re.compile(r"returned by `([^`]+)`")
 NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
@@ -220,14 +221,14 @@ def mark_observed(layout: PromptLayout, names: frozenset[str]) -> PromptLayout:
     with a name in rules/prompt_sinks.yaml ``observation_inputs``: `current_state.url`) made
     per-step, where they are written into the text; the tools are left alone (a display size
     read from the state is not what changes)."""
-    def observed(hole: Hole) -> tuple[str, str, str] | None:
+    def observed(hole: Hole) -> Named | None:
         head = WORD.match(hole.expression.strip())
         if head is None or head.group(0) not in names:
             return None
         source = f"`{head.group(0)}`"
-        return OBSERVED, f"observed in {source}", (
+        return Named(OBSERVED, f"observed in {source}", (
             f"{source} is taken by its name to be what this step of the agent observed (the environment's or "
-            f"the page's state, handed in anew on every step), so this text changes with every step")
+            f"the page's state, handed in anew on every step), so this text changes with every step"))
 
     return _mark_named(layout, observed)
 
@@ -236,29 +237,41 @@ def mark_remembered(layout: PromptLayout, names: frozenset[str]) -> PromptLayout
     """The layout with the unknown holes built from what a memory store holds (an expression
     naming a value in rules/prompt_sinks.yaml ``memory_names``, whole or as its last ``_`` part:
     `ctx.memories`, `user_memories`) made per request: the conversation writes memories (a memory
-    tool, an extractor after each turn), so text built from them changes between requests."""
-    def remembered(hole: Hole) -> tuple[str, str, str] | None:
-        name = next((word for word in WORD.findall(hole.expression)
-                     if word.lower() in names or word.lower().rpartition("_")[2] in names), None)
-        if name is None:
+    tool, an extractor after each turn), so text built from them changes between requests. The
+    hole is said as the value named (`ctx.memories`), not as the expression around it."""
+    def remembered(hole: Hole) -> Named | None:
+        path = next((path for path in DOTTED.findall(hole.expression)
+                     if (last := path.rpartition(".")[2].lower()) in names or last.rpartition("_")[2] in names), None)
+        if path is None:
             return None
-        return REMEMBERED, f"remembered in `{name}`", (
+        name = path.rpartition(".")[2]
+        return Named(REMEMBERED, f"remembered in `{name}`", (
             f"`{name}` is taken by its name to be what a memory store holds about the user; the conversation "
-            "writes it, so this text changes between requests")
+            "writes it, so this text changes between requests"), expression=path)
 
     return _mark_named(layout, remembered)
 
 
-def _mark_named(layout: PromptLayout, classify: Callable[[Hole], tuple[str, str, str] | None]) -> PromptLayout:
-    """The layout with each unknown hole that ``classify`` names (category, source, assumption)
-    made per request, outside the tools and the final user message."""
+@dataclass(frozen=True)
+class Named:
+    """What a hole's names say it is: its category, its source and the assumption, for the message."""
+
+    category: str
+    source: str
+    assumption: str
+    expression: str | None = None  # said instead of the hole's own expression
+
+
+def _mark_named(layout: PromptLayout, classify: Callable[[Hole], Named | None]) -> PromptLayout:
+    """The layout with each unknown hole that ``classify`` names made per request, outside the
+    tools and the final user message."""
     def mark(hole: Hole) -> Hole:
         if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None \
-                or hole.location is None or (found := classify(hole)) is None:
+                or hole.location is None or (named := classify(hole)) is None:
             return hole
-        category, source, assumption = found
-        return replace(hole, volatility=Volatility.PER_REQUEST,
-                       origin=Origin(hole.location, source, category, Volatility.PER_REQUEST), assumption=assumption)
+        origin = Origin(hole.location, named.source, named.category, Volatility.PER_REQUEST)
+        return replace(hole, volatility=Volatility.PER_REQUEST, origin=origin, assumption=named.assumption,
+                       expression=named.expression or hole.expression)
 
     marked = tuple(part if part.name in ("tools", "final_user") else _mark_part(part, mark) for part in layout.parts)
     return replace(layout, parts=marked) if marked != layout.parts else layout

@@ -470,6 +470,9 @@ class Evaluator:
         elif isinstance(stmt, ast.If):
             if isinstance(self.eval(stmt.test, frame), NoneVal):
                 self.run_block(stmt.orelse, frame)  # `if name:` with the parameter left at None
+            elif (is_none := self.none_test(stmt.test, frame)) is not None:
+                # `if last_n is not None:` with the parameter left at None: only its branch runs
+                self.run_block(stmt.body if is_none else stmt.orelse, frame)
             else:
                 self.run_branches(stmt, frame)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
@@ -547,6 +550,17 @@ class Evaluator:
             return None
         return bool(kinds & names) != negated
 
+    def none_test(self, test: ast.expr, frame: Frame) -> bool | None:
+        """The outcome of ``x is None`` / ``x is not None`` for an ``x`` left at None (a parameter
+        at its default); None when it is not such a test or ``x`` may hold something."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                and isinstance(test.left, (ast.Name, ast.Attribute))):
+            return None
+        if not isinstance(self.eval(test.left, frame), NoneVal):
+            return None
+        return isinstance(test.ops[0], ast.Is)
+
     def known_role_test(self, test: ast.expr, frame: Frame) -> bool | None:
         """The outcome of a role test (``_is_role_test``) when the message's role is a known
         literal; None otherwise."""
@@ -617,9 +631,36 @@ class Evaluator:
             addition = self.with_order_taint(addition, frame.order_taint)
         if isinstance(stmt.op, ast.Add):
             result = self.add(current, addition, frame, stmt)
+            self.windowed_history_added(stmt, current, addition, result, frame)
         else:
             result = self.join_unknown(stmt, frame, current, addition)
         self.bind(stmt.target, result, frame, step=False)
+
+    def windowed_history_added(self, stmt: ast.AugAssign, current: Value, addition: Value, result: Value,
+                               frame: Frame) -> None:
+        """The latest items of a conversation added to a list that opens with a system message
+        (agno's `run_messages.messages += history`, `history` being the session's last runs): that
+        list is the request being assembled, whoever sends it, so it is judged as it stands; the
+        window then shows where its count is chosen (PC009)."""
+        if self.on_messages is None or not isinstance(current, Seq) or not current.items \
+                or not any(hole.window is not None for hole in holes_of(addition)) \
+                or not self.opens_with_system(current.items[0], frame):
+            return
+        what = f"`{frame.module.snippet(stmt.target)}` with a window of its history added"
+        self.on_messages(frame, stmt, what, result)
+
+    def opens_with_system(self, message: Value, frame: Frame) -> bool:
+        """Whether a message (a role dict, a message object, a project message instance) has a
+        system role."""
+        if isinstance(message, Instance):
+            role: Value | None = self.instance_attribute(message, "role", frame, None)
+        elif isinstance(message, Mapping):
+            role = next((message.get(key) for key in self.knowledge.role_keys if message.get(key) is not None), None)
+        elif isinstance(message, Obj):
+            role = next((message.field(key) for key in self.knowledge.role_keys if message.field(key) is not None), None)
+        else:
+            return False
+        return role is not None and self.is_system_role(role)
 
     def counter(self, node: ast.AST, frame: Frame) -> Unknown:
         """State that advances on every call (a turn number, steps left): per-request."""
