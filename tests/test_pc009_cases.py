@@ -1150,3 +1150,24 @@ def test_a_whole_history_added_after_a_system_message_is_not_a_window(tmp_path: 
                                          "session.get_messages()")
     root = write_tree(tmp_path, source)
     assert [f for f in analyze([root], Config(root=root, cache_dir=None), cwd=root).findings if f.rule == "PC009"] == []
+
+
+def test_messages_copied_out_of_a_window_of_runs_are_still_the_window(tmp_path: Path) -> None:
+    """INVALID, agno's own shape: the last `n` runs of the session, each run's messages copied out one
+    by one into a new list; that list carries the window up to the call that chose `n`."""
+    source = ASSEMBLED_ELSEWHERE.replace('''        messages = self.messages
+        if last_n is not None:
+            messages = messages[-last_n:]
+        return messages''', '''        runs = self.messages  # the session's runs, each with its messages
+        if last_n is not None:
+            runs = runs[-last_n:]
+        messages = []
+        for run in runs:
+            for message in run.messages:
+                messages.append(message)
+        return messages''')
+    assert source != ASSEMBLED_ELSEWHERE
+    root = write_tree(tmp_path, source)
+    [finding] = [f for f in analyze([root], Config(root=root, cache_dir=None), cwd=root).findings if f.rule == "PC009"]
+    assert finding.message.startswith("`session.get_messages(last_n=agent.history_size)` sends only the latest")
+    assert [r.message for r in finding.related][0] == "cut by `runs[-last_n:]`"

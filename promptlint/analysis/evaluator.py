@@ -3221,9 +3221,9 @@ def _window_of(value: Value) -> Step | None:
     of), if any."""
     if isinstance(value, Unknown):
         return value.hole.window
-    if isinstance(value, Seq):
+    if isinstance(value, Seq):  # a run of the window, or an item copied out of it in a loop
         return next((item.hole.window for item in value.items
-                     if isinstance(item, Splice) and item.hole.window is not None), None)
+                     if isinstance(item, (Splice, Unknown)) and item.hole.window is not None), None)
     return None
 
 
@@ -3244,7 +3244,8 @@ def _window_at_call(result: Value, func: FuncVal, call: Step, body: Location) ->
     if isinstance(result, Unknown):
         return Unknown(moved(result.hole))
     assert isinstance(result, Seq)
-    return Seq(tuple(Splice(moved(item.hole)) if isinstance(item, Splice) else item for item in result.items),
+    return Seq(tuple(Splice(moved(item.hole)) if isinstance(item, Splice) else
+                     Unknown(moved(item.hole)) if isinstance(item, Unknown) else item for item in result.items),
                result.order)
 
 

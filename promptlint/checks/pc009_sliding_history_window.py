@@ -100,8 +100,11 @@ for the older items). A method whose count is its parameter (`def get(self, k=0)
 self.storage[-k:]`) cuts where its caller says: the window is reported at the call that chooses
 the count (`self.rc.memory.get(self.memory_k)`, or further up while the count is passed on), with
 the slice as its first step; a count known to be 0 there (`x[-0:]`: a caller passing 0, or leaving
-a default of 0) is the whole list and not a window. agno's `runs[-n:]`, copied out message by message
-from each run, is missed.
+a default of 0) is the whole list and not a window; so is a count left at None where the slice runs
+only `if n is not None:`. The request need not be sent in sight: a window added to a list that
+opens with a system message (agno's `run_messages.messages += history`, the list a model call gets
+later) makes that list the request, judged as it stands. Items copied out one by one from the runs
+of a window (`for run in runs[-n:]: for m in run.messages: out.append(m)`) keep the window.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
