@@ -356,7 +356,7 @@ def load_knowledge(config: Config) -> Knowledge:
         request_inputs=frozenset(sinks_raw.get("request_inputs", ())),
         conversation_inputs=frozenset(sinks_raw.get("conversation_inputs", ())),
         observation_inputs=frozenset(sinks_raw.get("observation_inputs", ())),
-        memory_names=frozenset(sinks_raw.get("memory_names", ())),
+        memory_names=frozenset(name.lower() for name in (*sinks_raw.get("memory_names", ()), *config.memory_names)),
         history_windows={name: (tuple(spec.get("window", ())), tuple(spec.get("when", ())))
                          for name, spec in sinks_raw.get("history_windows", {}).items()},
         user_messages=_argument_lists(sinks_raw["user_messages"]),

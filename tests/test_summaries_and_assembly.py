@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from promptlint.analysis.summaries import (
     sink_shapes,
     system_wrappers,
 )
-from promptlint.config import Config
+from promptlint.config import Config, load_config
 from promptlint.engine import analyze
 from promptlint.facts import file_facts
 from promptlint.knowledge import load_knowledge
@@ -3164,3 +3165,17 @@ class Role:
         messages = [{"role": "system", "content": PROMPT.format(example=example)}, *history]
         return OpenAI().chat.completions.create(model="gpt-4o", messages=messages)
 '''}) == []
+
+
+def test_memory_names_a_project_adds_in_its_config(tmp_path: Path) -> None:
+    """`memory-names = ["facts"]`: a project that calls what it remembers `facts` has them judged as
+    memories; without the setting they are unknown text and nothing is reported."""
+    program = USER_CONTEXT_PROMPT % ("facts: list = field(default_factory=list)", "facts", "facts")
+    assert findings(tmp_path / "plain", {"prompts.py": program}) == []
+    root = write_tree(tmp_path / "configured", {"prompts.py": program,
+                                                 "pyproject.toml": '[tool.promptlint]\nmemory-names = ["facts"]\n'})
+    config = replace(load_config(root), cache_dir=None)
+    assert config.memory_names == ("facts",)
+    [finding] = analyze([root], config, cwd=root).findings
+    assert (finding.location.line, finding.severity) == (14, Severity.ERROR)
+    assert finding.message.startswith("per-request memory `user_memory_context.facts` comes before")
