@@ -3179,3 +3179,32 @@ def test_memory_names_a_project_adds_in_its_config(tmp_path: Path) -> None:
     [finding] = analyze([root], config, cwd=root).findings
     assert (finding.location.line, finding.severity) == (14, Severity.ERROR)
     assert finding.message.startswith("per-request memory `user_memory_context.facts` comes before")
+
+
+def test_an_optional_memory_left_at_none_is_still_read_where_it_is_used(tmp_path: Path) -> None:
+    """INVALID, found on bench/wild (crewAI): `if self._memory is None: return` of a memory the
+    agent is given only when configured is not a decision the analysis can take from the field's
+    default: the recall after it still reaches the system message."""
+    found = findings(tmp_path, {"agent.py": '''
+from typing import Any
+from openai import OpenAI
+from pydantic import BaseModel, PrivateAttr
+
+RULES = "Answer the user's question with the tools given; cite each tool result you use. " * 30
+
+class LiteAgent(BaseModel):
+    _memory: Any = PrivateAttr(default=None)  # set from the agent's `memory` setting when it is on
+    _messages: list = PrivateAttr(default_factory=lambda: [{"role": "system", "content": RULES}])
+
+    def _inject_memory_context(self, query):
+        if self._memory is None:
+            return
+        matches = self._memory.recall(query, limit=10)
+        self._messages[0]["content"] = "Relevant memories:\\n" + str(matches) + "\\n\\n" + self._messages[0]["content"]
+
+    def kickoff(self, question, history):
+        self._inject_memory_context(question)
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=[*self._messages, *history])
+'''})
+    assert [(line, message.split(" comes before")[0]) for _, line, _, message in found] == [
+        (15, "per-request memory `self._memory.recall(query, limit=10)`")]

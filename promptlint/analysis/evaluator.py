@@ -551,11 +551,13 @@ class Evaluator:
         return bool(kinds & names) != negated
 
     def none_test(self, test: ast.expr, frame: Frame) -> bool | None:
-        """The outcome of ``x is None`` / ``x is not None`` for an ``x`` left at None (a parameter
-        at its default); None when it is not such a test or ``x`` may hold something."""
+        """The outcome of ``x is None`` / ``x is not None`` for a name left at None (a parameter at
+        its default); None when it is not such a test or ``x`` may hold something. An attribute
+        left at None (`if self._memory is None: return`) is an optional part not configured where
+        the analysis reads it, not a decision: both branches run."""
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
-                and isinstance(test.left, (ast.Name, ast.Attribute))):
+                and isinstance(test.left, ast.Name)):
             return None
         if not isinstance(self.eval(test.left, frame), NoneVal):
             return None
