@@ -1726,16 +1726,19 @@ class Evaluator:
         where = frame.module.location(node)
         key = next((frame.module.snippet(a) for a in [*node.args, *(k.value for k in node.keywords)]
                     if not isinstance(a, ast.Constant)), "its arguments")
+        what = ("a memory lookup: the conversation writes the memories it returns, so they change between "
+                "requests" if category == "memory" else
+                f"a {category} lookup keyed by `{key}`: what it returns changes with what is asked")
         hole = Hole(Volatility.PER_REQUEST, frame.module.snippet(node), None,
                     origin=Origin(where, f"{method}()", category, Volatility.PER_REQUEST),
-                    assumption=f"`{method}()` is a memory lookup: the conversation writes the memories it "
-                               "returns, so they change between requests" if category == "memory" else
-                    f"`{method}()` is a {category} lookup keyed by `{key}`: what it returns changes with what is asked")
+                    assumption=f"`{method}()` is {what}")
         if not unknowns:
             return Unknown(hole)  # an object we model (a response, a result list): its text is the lookup's
         return map_holes(result, lambda h: hole if h.volatility is Volatility.UNKNOWN and not h.is_history else h)
 
     def memory_lookup_by_name(self, method: str, category: str) -> bool:
+        """A memory lookup by its method's own name (`get_user_memories`), not a generic method on
+        an object named like a memory (`memory.get`)."""
         return category == "memory" and self.knowledge.lookup_category(method, None) == "memory"
 
     def eval_arguments(self, node: ast.Call, frame: Frame) -> tuple[list[Value], dict[str, Value]]:
