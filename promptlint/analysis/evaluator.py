@@ -656,12 +656,11 @@ class Evaluator:
         system role."""
         if isinstance(message, Instance):
             role: Value | None = self.instance_attribute(message, "role", frame, None)
-        elif isinstance(message, Mapping):
-            role = next((message.get(key) for key in self.knowledge.role_keys if message.get(key) is not None), None)
-        elif isinstance(message, Obj):
-            role = next((message.field(key) for key in self.knowledge.role_keys if message.field(key) is not None), None)
         else:
-            return False
+            field = message.get if isinstance(message, Mapping) else message.field if isinstance(message, Obj) else None
+            if field is None:
+                return False
+            role = next((field(key) for key in self.knowledge.role_keys if field(key) is not None), None)
         return role is not None and self.is_system_role(role)
 
     def counter(self, node: ast.AST, frame: Frame) -> Unknown:
@@ -1688,14 +1687,8 @@ class Evaluator:
         is not a request we know (a provider object behind a protocol, a client made by a factory
         the analysis cannot follow): every provider sends such a list in its own order, so it is
         judged as it is (graphrag's ``self.model.completion_async(messages=builder.build())``)."""
-        if not isinstance(messages, Seq) or not messages.items:
-            return
-        first = messages.items[0]
-        field = first.get if isinstance(first, Mapping) else first.field if isinstance(first, Obj) else None
-        if field is None:
-            return
-        role = next((field(key) for key in self.knowledge.role_keys if field(key) is not None), None)
-        if role is not None and self.is_system_role(role) and self.on_messages is not None:
+        if self.on_messages is not None and isinstance(messages, Seq) and messages.items \
+                and self.opens_with_system(messages.items[0], frame):
             # Judged like a request, also with nothing volatile in sight: what the user's turn
             # derives is marked per request with the layout.
             self.on_messages(frame, node, f"messages passed to {frame.module.snippet(node.func)}()", messages)
