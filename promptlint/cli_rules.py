@@ -39,6 +39,7 @@ COVERAGE = (
     ("request_system", "model callbacks that rewrite the system prompt of a request"),
     ("request_messages", "model callbacks that rewrite the message list of a request"),
     ("run_state", "run state handed to callbacks before every model call (per step)"),
+    ("graph_nodes", "graph nodes whose state argument is the run's own content (per conversation)"),
 )
 
 

@@ -48,6 +48,7 @@ class Config:
     chat_templates: tuple[str, ...] = ()  # chat template constructors judged where they are built
     lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
     run_state: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attributes]
+    graph_nodes: dict[str, Any] = field(default_factory=dict, hash=False)  # package -> [registering methods]
     request_system: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attribute paths]
     request_messages: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [message list attributes]
     agent_settings: dict[str, Any] = field(default_factory=dict, hash=False)  # agent -> keyword -> what it adds
@@ -90,6 +91,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "chat-templates": "chat_templates",
     "lookups": "lookups",
     "run-state": "run_state",
+    "graph-nodes": "graph_nodes",
     "request-system": "request_system",
     "agent-settings": "agent_settings",
     "request-messages": "request_messages",
@@ -241,12 +243,13 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
             raise fail("a table of category = [method names or globs]")
         return value
     if name in ("system_messages", "agent_instructions", "run_state", "request_system", "request_messages",
-                "client_wrappers"):
+                "client_wrappers", "graph_nodes"):
         if not isinstance(value, dict) or not all(
             isinstance(v, list) and all(isinstance(a, str) for a in v) for v in value.values()
         ):
             raise fail("a table of qualified name = [attribute names]"
                        if name in ("run_state", "request_system", "request_messages")
+                       else "a table of package = [method names]" if name == "graph_nodes"
                        else "a table of qualified name = [argument names or #N positions]")
         return value
     if name in ("wrappers", "prices"):

@@ -108,6 +108,9 @@ class Knowledge:
     lookup_receivers: tuple[tuple[str, frozenset[str], tuple[str, ...]], ...] = ()
     # Framework run state handed to callbacks (rules/sources.yaml run_state): type -> attributes.
     run_state: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Graph frameworks whose nodes take the run's state (rules/sources.yaml graph_nodes):
+    # package -> the methods that register a node.
+    graph_nodes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Request objects a model callback rewrites (rules/prompt_sinks.yaml request_system): type -> attributes.
     request_system: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Their message lists (rules/prompt_sinks.yaml request_messages): type -> attributes.
@@ -322,6 +325,7 @@ def load_knowledge(config: Config) -> Knowledge:
     lookup_receivers = tuple((category, frozenset(spec["methods"]), tuple(spec["receivers"]))
                              for category, spec in sources_raw.get("lookup_receivers", {}).items())
     run_state = {**_argument_lists(sources_raw.get("run_state", {})), **_argument_lists(config.run_state)}
+    graph_nodes = {**_argument_lists(sources_raw.get("graph_nodes", {})), **_argument_lists(config.graph_nodes)}
     request_system = {**_argument_lists(sinks_raw.get("request_system", {})), **_argument_lists(config.request_system)}
     request_messages = {**_argument_lists(sinks_raw.get("request_messages", {})),
                         **_argument_lists(config.request_messages)}
@@ -365,6 +369,7 @@ def load_knowledge(config: Config) -> Knowledge:
         lookups=tuple(lookups),
         lookup_receivers=lookup_receivers,
         run_state=run_state,
+        graph_nodes=graph_nodes,
         request_system=request_system,
         request_messages=request_messages,
         agent_settings=agent_settings,

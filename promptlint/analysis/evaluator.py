@@ -334,6 +334,7 @@ class Evaluator:
         self._user_inputs: dict[int, frozenset[str]] = {}  # definition -> names forming its user messages
         self._user_makers: dict[str, tuple[str, ...]] | None = None  # callee -> slots forming user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
+        self._graph_nodes: dict[Path, frozenset[str]] = {}  # module -> its functions registered as graph nodes
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -1165,6 +1166,10 @@ class Evaluator:
             return frame.locals[path]
         if path and self.knowledge.is_stable_name(path):
             return unknown(path, frame.module.location(node), Volatility.STABLE)
+        if self.is_graph_state(node.value, frame):
+            read = self.graph_state_read(node, node.attr, frame)
+            if read is not None:
+                return read
         base = self.eval(node.value, frame)
         value = self.attribute(base, node.attr, frame, node)
         if path and isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN:
@@ -1381,6 +1386,10 @@ class Evaluator:
         base = self.eval(node.value, frame)
         key_value = self.eval(node.slice, frame)
         key = literal_text(key_value)
+        if key is not None and self.is_graph_state(node.value, frame):
+            read = self.graph_state_read(node, key, frame)
+            if read is not None:
+                return read
         if isinstance(base, Mapping):
             if key is not None:
                 found = base.get(key)
@@ -1655,6 +1664,10 @@ class Evaluator:
             self.assembly_by_shape(node, args, kwargs, frame)
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
+            if func.attr == "get" and args and self.is_graph_state(func.value, frame):
+                read = self.graph_state_read(node, literal_text(args[0]), frame)
+                if read is not None:
+                    return read
             if isinstance(receiver, _PLAIN_VALUES):
                 method_result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
                 result = self.conversation_read(node, _in_window_of(receiver, method_result), frame)
@@ -2084,6 +2097,37 @@ class Evaluator:
                             origin=Origin(where, expression, RUN_STATE, Volatility.PER_REQUEST),
                             assumption=f"`{expression}` is the agent run's state: tools change it during the run, "
                                        f"and the framework calls this function again before every model call"))
+
+    def is_graph_state(self, base: ast.expr, frame: Frame) -> bool:
+        """Whether ``base`` names the state a graph framework hands the node being run: the first
+        parameter of a module function registered as a node in its own module
+        (rules/sources.yaml graph_nodes)."""
+        function = frame.function
+        if not isinstance(base, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or frame.module.functions.get(function.name) is not function:
+            return False
+        params = [*function.args.posonlyargs, *function.args.args]
+        return bool(params) and params[0].arg == base.id and function.name in self.graph_nodes_of(frame.module)
+
+    def graph_nodes_of(self, module: ModuleInfo) -> frozenset[str]:
+        found = self._graph_nodes.get(module.path)
+        if found is None:
+            found = self._graph_nodes[module.path] = registered_nodes(module, self.knowledge.graph_nodes)
+        return found
+
+    def graph_state_read(self, node: ast.AST, key: str | None, frame: Frame) -> Value | None:
+        """A value a graph node reads from its state (`state.topic`, `state["section"]`): this
+        run's own content, born where it is read. The message lists the state carries are the
+        conversation (None: read as any other value)."""
+        if not key or key == "messages" or key.endswith("_messages") or key in self.knowledge.conversation_inputs:
+            return None
+        expression = frame.module.snippet(node)
+        where = frame.module.location(node)
+        return Unknown(Hole(Volatility.PER_SESSION, expression, None,
+                            origin=Origin(where, expression, DERIVED, Volatility.PER_SESSION),
+                            assumption=f"`{expression}` is read from the state the graph hands this node: "
+                                       f"it is this run's own content (the request, or what earlier nodes wrote), "
+                                       f"other for every run"))
 
     def instantiate(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                     node: ast.Call | None) -> Value:
@@ -2711,6 +2755,19 @@ def _last_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Attribute):
         return node.attr
     return node.id if isinstance(node, ast.Name) else None
+
+
+def registered_nodes(module: ModuleInfo, frameworks: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    """The functions of a module it registers by name as nodes of a graph framework it imports
+    (`builder.add_node("reflect", reflect_on_summary)`; rules/sources.yaml graph_nodes)."""
+    methods = {method for package, names in frameworks.items()
+               if any(name == package or name.startswith(package + ".") for name in module.imports.values())
+               for method in names}
+    if not any(f".{method}(" in module.source for method in methods):
+        return frozenset()
+    return frozenset(arg.id for call in nodes_of(module.tree, ast.Call)
+                     if isinstance(call.func, ast.Attribute) and call.func.attr in methods
+                     for arg in call.args[:2] if isinstance(arg, ast.Name) and arg.id in module.functions)
 
 
 def _dotted(node: ast.AST) -> str | None:
