@@ -277,6 +277,13 @@ def _mark_named(layout: PromptLayout, classify: Callable[[Hole], Named | None]) 
     return replace(layout, parts=marked) if marked != layout.parts else layout
 
 
+def is_request_content(hole: Hole) -> bool:
+    """A hole known to be request-derived (a graph node's state, read as this run's own content):
+    volatile ahead of the history, but in the final user turn it is the request itself, judged as
+    an unknown input would be (PC010), not as a value to move (PC001)."""
+    return hole.origin is not None and hole.origin.category == DERIVED
+
+
 def tag_conversation_read(hole: Hole, names: set[str], where: Location, expression: str) -> Hole:
     """A hole of what a method of the conversation so far returns (`history.build_context()`,
     ``names`` being the conversation's parameter names) tagged where it was read: still unknown,

@@ -334,7 +334,7 @@ class Evaluator:
         self._user_inputs: dict[int, frozenset[str]] = {}  # definition -> names forming its user messages
         self._user_makers: dict[str, tuple[str, ...]] | None = None  # callee -> slots forming user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
-        self._graph_nodes: dict[Path, frozenset[str]] = {}  # module -> its functions registered as graph nodes
+        self._graph_nodes: dict[str, frozenset[str]] = {}  # module -> its functions registered as graph nodes
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -1166,8 +1166,9 @@ class Evaluator:
             return frame.locals[path]
         if path and self.knowledge.is_stable_name(path):
             return unknown(path, frame.module.location(node), Volatility.STABLE)
-        if self.is_graph_state(node.value, frame):
-            read = self.graph_state_read(node, node.attr, frame)
+        state = self.graph_state(node.value, frame)
+        if state is not None:
+            read = self.graph_state_read(node, state, node.attr, frame)
             if read is not None:
                 return read
         base = self.eval(node.value, frame)
@@ -1386,8 +1387,9 @@ class Evaluator:
         base = self.eval(node.value, frame)
         key_value = self.eval(node.slice, frame)
         key = literal_text(key_value)
-        if key is not None and self.is_graph_state(node.value, frame):
-            read = self.graph_state_read(node, key, frame)
+        state = self.graph_state(node.value, frame) if key is not None else None
+        if state is not None:
+            read = self.graph_state_read(node, state, key, frame)
             if read is not None:
                 return read
         if isinstance(base, Mapping):
@@ -1664,8 +1666,9 @@ class Evaluator:
             self.assembly_by_shape(node, args, kwargs, frame)
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
-            if func.attr == "get" and args and self.is_graph_state(func.value, frame):
-                read = self.graph_state_read(node, literal_text(args[0]), frame)
+            state = self.graph_state(func.value, frame) if func.attr == "get" and args else None
+            if state is not None:
+                read = self.graph_state_read(node, state, literal_text(args[0]), frame)
                 if read is not None:
                     return read
             if isinstance(receiver, _PLAIN_VALUES):
@@ -2098,24 +2101,26 @@ class Evaluator:
                             assumption=f"`{expression}` is the agent run's state: tools change it during the run, "
                                        f"and the framework calls this function again before every model call"))
 
-    def is_graph_state(self, base: ast.expr, frame: Frame) -> bool:
-        """Whether ``base`` names the state a graph framework hands the node being run: the first
-        parameter of a module function registered as a node in its own module
+    def graph_state(self, base: ast.expr, frame: Frame) -> str | None:
+        """The name of ``base`` when it is the state a graph framework hands the node being run:
+        the first parameter of a module function registered as a node in its own module
         (rules/sources.yaml graph_nodes)."""
         function = frame.function
-        if not isinstance(base, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                or frame.module.functions.get(function.name) is not function:
-            return False
-        params = [*function.args.posonlyargs, *function.args.args]
-        return bool(params) and params[0].arg == base.id and function.name in self.graph_nodes_of(frame.module)
+        if type(base) is not ast.Name or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        params = function.args.posonlyargs or function.args.args
+        if not params or params[0].arg != base.id or frame.module.functions.get(function.name) is not function \
+                or function.name not in self.graph_nodes_of(frame.module):
+            return None
+        return base.id
 
     def graph_nodes_of(self, module: ModuleInfo) -> frozenset[str]:
-        found = self._graph_nodes.get(module.path)
+        found = self._graph_nodes.get(module.name)
         if found is None:
-            found = self._graph_nodes[module.path] = registered_nodes(module, self.knowledge.graph_nodes)
+            found = self._graph_nodes[module.name] = registered_nodes(module, self.knowledge.graph_nodes)
         return found
 
-    def graph_state_read(self, node: ast.AST, key: str | None, frame: Frame) -> Value | None:
+    def graph_state_read(self, node: ast.AST, state: str, key: str | None, frame: Frame) -> Value | None:
         """A value a graph node reads from its state (`state.topic`, `state["section"]`): this
         run's own content, born where it is read. The message lists the state carries are the
         conversation (None: read as any other value)."""
@@ -2124,7 +2129,8 @@ class Evaluator:
         expression = frame.module.snippet(node)
         where = frame.module.location(node)
         return Unknown(Hole(Volatility.PER_SESSION, expression, None,
-                            origin=Origin(where, expression, DERIVED, Volatility.PER_SESSION),
+                            origin=Origin(where, f"read from the graph's state `{state}`", DERIVED,
+                                          Volatility.PER_SESSION),
                             assumption=f"`{expression}` is read from the state the graph hands this node: "
                                        f"it is this run's own content (the request, or what earlier nodes wrote), "
                                        f"other for every run"))

@@ -68,7 +68,10 @@ conversation writes the memories it reads. So is a value named for a memory stor
 So is an agent framework's *run state* read by a callback that runs before every model call (an ADK
 instruction provider or `before_model_callback` reading `context.state`; rules/sources.yaml
 `run_state`, rules/prompt_sinks.yaml `request_system`): tools change it during a run, so the
-instructions and the history after it miss whenever a step changes it. So is *agent-loop state*: in
+instructions and the history after it miss whenever a step changes it. What a graph node reads from
+the state its graph hands it (a LangGraph node registered with `add_node`: `state["section"]`;
+rules/sources.yaml `graph_nodes`) is that run's own content: per conversation ahead of stable
+text, and in the final user turn the request itself (PC010's to judge). So is *agent-loop state*: in
 a loop that sends a request on every pass (a `while` loop, `for step in range(...)`, a `for` over
 items the analysis cannot list, such as the chunks of a document), a list the loop appends to or a
 text it extends (`plan.append(step)`, `log += line`, a running `summary += reply`) or a dict it
@@ -142,7 +145,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from promptlint.analysis.derived import RUN_STATE
+from promptlint.analysis.derived import RUN_STATE, is_request_content
 from promptlint.checks.base import (
     LONG_STABLE_CHARS,
     SEVERITY_BY_VOLATILITY,
@@ -623,7 +626,8 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
         families: set[str] = set()  # the kinds of value reported at that rank
         found: list[Finding] = []
         for index, part, hole in volatile_holes(layout):
-            if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE:
+            if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE \
+                    or part == "final_user" and is_request_content(hole):  # the request: PC010's
                 continue
             if hole.category in ORDER_CATEGORIES:
                 continue

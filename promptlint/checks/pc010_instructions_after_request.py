@@ -72,7 +72,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from promptlint.analysis.derived import DERIVED
+from promptlint.analysis.derived import is_request_content
 from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, InputThenFixedText, input_then_fixed_text
 from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.checks.base import LONG_STABLE_CHARS, NOTABLE_STABLE_CHARS, Rule, RuleContext
@@ -181,15 +181,9 @@ def instructions_after_request(layout: PromptLayout, settings: frozenset[str] = 
     follow it (what PC010 reports, the collector keeps and the verifier fixes). A closing line
     costs nothing worth saying; a volatile value there is PC001's finding."""
     found = input_then_fixed_text(layout, settings)
-    if found is None or found.fixed_chars < min_chars or found.hole.volatility.is_volatile and not _request_content(found.hole):
+    if found is None or found.fixed_chars < min_chars or found.hole.volatility.is_volatile and not is_request_content(found.hole):
         return None
     return found
-
-
-def _request_content(hole: Hole) -> bool:
-    """Request-derived content (a graph node's state, read as this run's own): volatile ahead of
-    the history, but in the final user turn it is the request, as an unknown input would be."""
-    return hole.origin is not None and hole.origin.category == DERIVED
 
 
 def _placed_in_message(hole: Hole, index: int, layout: PromptLayout) -> Hole:

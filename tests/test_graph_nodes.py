@@ -1,0 +1,123 @@
+"""Graph nodes (issue 15): a LangGraph node reads the run's own content from the state the graph
+hands it (`state["section"]`, `state.topic`, `state.get("brief")`; rules/sources.yaml
+graph_nodes). Shapes from langchain-ai/open_deep_research and local-deep-researcher in bench/wild."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from tests.conftest import run_cli, write_tree
+
+GUIDELINES = "Search the web for sources, cite every claim, and keep the section under 200 words. " * 40
+
+RESEARCH_GRAPH = f'''
+from typing import TypedDict
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+from langgraph.graph import StateGraph, START
+
+PROMPT = """You are researching one section of a report.
+Section: {{section}}
+{GUIDELINES}"""
+
+class SectionState(TypedDict):
+    section: str
+    messages: list
+
+llm = ChatOpenAI(model="gpt-4o")
+
+def research_section(state: SectionState):
+    system = PROMPT.format(section=state["section"])
+    return {{"messages": [llm.invoke([SystemMessage(content=system)] + state["messages"])]}}
+
+builder = StateGraph(SectionState)
+builder.add_node("research", research_section)
+builder.add_edge(START, "research")
+'''
+
+
+def findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str, str, str]]:
+    root = write_tree(tmp_path, files)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.path, f.location.line, f.rule, f.severity.value, f.message) for f in result.findings]
+
+
+def test_a_node_writing_its_state_into_the_system_prompt_before_the_guidelines(tmp_path: Path) -> None:
+    """INVALID: every run (every `Send` to the node) has another section, so the guidelines after
+    it and the node's conversation are prefilled again by each run: reported at the slot, with
+    the state read as its origin."""
+    root = write_tree(tmp_path, {"graph.py": RESEARCH_GRAPH})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [(f.location.line, f.rule, f.severity.value) for f in result.findings] == [(7, "PC001", "warning")]
+    finding = result.findings[0]
+    assert finding.message.startswith("per-session request-derived `state[\"section\"]` comes before")
+    assert "read from the state the graph hands this node" in finding.message
+    assert finding.volatile_source is not None and finding.volatile_source.location.line == 17
+
+
+def test_the_state_in_the_final_user_turn_after_a_fixed_system_prompt_is_quiet(tmp_path: Path) -> None:
+    """VALID: the fixed guidelines first, the section only in the user's turn, nothing after it."""
+    node = RESEARCH_GRAPH.replace(
+        '''    system = PROMPT.format(section=state["section"])
+    return {"messages": [llm.invoke([SystemMessage(content=system)] + state["messages"])]}''',
+        '''    system = PROMPT.format(section="the one named below")
+    return {"messages": [llm.invoke([SystemMessage(content=system), *state["messages"],
+                                     HumanMessage(content=f"Section: {state['section']}")])]}''')
+    assert node != RESEARCH_GRAPH
+    assert findings(tmp_path, {"graph.py": node}) == []
+
+
+def test_a_function_no_graph_registers_is_not_a_node(tmp_path: Path) -> None:
+    """VALID: without the registration `state` is a parameter like any other (unknown, not
+    reported); `add_node` of a module that does not import LangGraph (networkx) registers nothing."""
+    unregistered = RESEARCH_GRAPH.replace('builder.add_node("research", research_section)\n', "")
+    assert findings(tmp_path / "a", {"graph.py": unregistered}) == []
+    networkx = RESEARCH_GRAPH.replace("from langgraph.graph import StateGraph, START", "from networkx import DiGraph as StateGraph\nSTART = 0")
+    assert findings(tmp_path / "b", {"graph.py": networkx}) == []
+
+
+def test_the_state_in_a_user_turn_before_fixed_instructions_is_the_request(tmp_path: Path) -> None:
+    """INVALID (PC010): the brief fills the only user message and the report instructions follow
+    it there: part of no prefix two runs share. The state is the request here, not a value to
+    move ahead of a history (PC001 stays quiet)."""
+    files = {"report.py": f'''
+from langchain_core.messages import HumanMessage
+from langchain_openai import ChatOpenAI
+from langgraph.graph import StateGraph
+
+REPORT = """Research brief: {{brief}}
+
+{GUIDELINES * 2}"""
+
+model = ChatOpenAI(model="gpt-4o")
+
+async def write_report(state, config):
+    prompt = REPORT.format(brief=state.get("research_brief", ""))
+    return {{"report": await model.ainvoke([HumanMessage(content=prompt)])}}
+
+graph = StateGraph(dict)
+graph.add_node("write_report", write_report)
+'''}
+    found = findings(tmp_path, files)
+    assert [(path, line, rule, severity) for path, line, rule, severity, _ in found] == [("report.py", 5, "PC010", "warning")]
+    assert 'filled per call from `state.get("research_brief", "")` on' in found[0][4]
+
+
+def test_a_project_graph_framework_is_configured(tmp_path: Path) -> None:
+    """A team's own graph runner registers nodes with `register`: named in
+    `[tool.promptlint.graph-nodes]`, its nodes' state is read the same way."""
+    own = RESEARCH_GRAPH.replace("from langgraph.graph import StateGraph, START", "from flowkit import StateGraph, START") \
+        .replace("builder.add_node(", "builder.register(")
+    root = write_tree(tmp_path, {"graph.py": own})
+    quiet = run_cli("check", ".", "--no-cache", cwd=root)
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    (root / "pyproject.toml").write_text('[tool.promptlint.graph-nodes]\nflowkit = ["register"]\n')
+    loud = run_cli("check", ".", "--no-cache", cwd=root)
+    assert loud.returncode == 1 and "graph.py:7" in loud.stdout and 'state["section"]' in loud.stdout
+    listed = run_cli("rules", "--frameworks", cwd=root)
+    graph_line = next(line for line in listed.stdout.splitlines() if line.startswith("graph nodes"))
+    following = listed.stdout.splitlines()[listed.stdout.splitlines().index(graph_line) + 1]
+    assert "langgraph" in following and "flowkit" in following
