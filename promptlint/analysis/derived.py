@@ -169,9 +169,14 @@ def local_names(function: ast.AST) -> set[str]:
 
 def assigned_names(function: ast.AST) -> set[str]:
     """Local names the definition assigns from something that is not a literal (``user_question =
-    extract_text(messages[-1])``): named like the request's input, they hold it as a parameter would."""
-    return {target.id for node in nodes_of(function, ast.Assign) if not isinstance(node.value, ast.Constant)
+    extract_text(messages[-1])``): named like the request's input, they hold it as a parameter would.
+    Kept on the definition: every assembly point of a function asks for them."""
+    cached: set[str] | None = function.__dict__.get("_assigned_names")
+    if cached is None:
+        cached = function.__dict__["_assigned_names"] = {
+            target.id for node in nodes_of(function, ast.Assign) if not isinstance(node.value, ast.Constant)
             for target in node.targets if isinstance(target, ast.Name)}
+    return cached
 
 
 def parameter_names(function: ast.AST) -> set[str]:
