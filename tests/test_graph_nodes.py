@@ -121,3 +121,12 @@ def test_a_project_graph_framework_is_configured(tmp_path: Path) -> None:
     graph_line = next(line for line in listed.stdout.splitlines() if line.startswith("graph nodes"))
     following = listed.stdout.splitlines()[listed.stdout.splitlines().index(graph_line) + 1]
     assert "langgraph" in following and "flowkit" in following
+
+
+def test_a_graph_nodes_table_that_is_not_lists_of_names_is_a_config_error(tmp_path: Path) -> None:
+    """Bad config: a clear error naming the key and the shape, exit 2, no traceback."""
+    root = write_tree(tmp_path, {"graph.py": RESEARCH_GRAPH,
+                                 "pyproject.toml": '[tool.promptlint.graph-nodes]\nflowkit = "register"\n'})
+    result = run_cli("check", ".", "--no-cache", cwd=root)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "graph-nodes" in result.stderr and "a table of package = [method names]" in result.stderr

@@ -179,9 +179,11 @@ def instructions_after_request(layout: PromptLayout, settings: frozenset[str] = 
                                min_chars: int = NOTABLE_STABLE_CHARS) -> InputThenFixedText | None:
     """The request's first value in the final user turn when at least ``min_chars`` of fixed text
     follow it (what PC010 reports, the collector keeps and the verifier fixes). A closing line
-    costs nothing worth saying; a volatile value there is PC001's finding."""
+    costs nothing worth saying; a volatile value there is PC001's finding, unless it is the
+    request's own content (a graph node's state)."""
     found = input_then_fixed_text(layout, settings)
-    if found is None or found.fixed_chars < min_chars or found.hole.volatility.is_volatile and not is_request_content(found.hole):
+    if found is None or found.fixed_chars < min_chars \
+            or found.hole.volatility.is_volatile and not is_request_content(found.hole):
         return None
     return found
 
