@@ -1141,7 +1141,7 @@ def test_a_window_added_to_a_list_that_opens_with_a_system_message_is_reported(t
     assert finding.location.line == 31
     assert finding.message.startswith("`session.get_messages(last_n=agent.history_size)` sends only the "
                                       "latest items of the conversation as the history of the `message list "
-                                      "(`run_messages.messages` with a window of its history added)` request")
+                                      "(run_messages.messages with a window of its history added)` request")
 
 
 def test_a_whole_history_added_after_a_system_message_is_not_a_window(tmp_path: Path) -> None:

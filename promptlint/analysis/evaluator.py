@@ -649,7 +649,7 @@ class Evaluator:
                 or not any(hole.window is not None for hole in holes_of(addition)) \
                 or not self.opens_with_system(current.items[0], frame):
             return
-        what = f"`{frame.module.snippet(stmt.target)}` with a window of its history added"
+        what = f"{frame.module.snippet(stmt.target)} with a window of its history added"  # said inside backticks
         self.on_messages(frame, stmt, what, result)
 
     def opens_with_system(self, message: Value, frame: Frame) -> bool:
