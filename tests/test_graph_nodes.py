@@ -58,6 +58,46 @@ def test_a_node_writing_its_state_into_the_system_prompt_before_the_guidelines(t
     assert finding.volatile_source is not None and finding.volatile_source.location.line == 17
 
 
+CLASS_GRAPH = f'''
+from langchain_core.messages import SystemMessage
+from langchain_openai import ChatOpenAI
+from langgraph.graph import StateGraph
+
+PROMPT = """You plan the research of one topic.
+Topic: {{topic}}
+{GUIDELINES}"""
+
+class Planner:
+    def __init__(self):
+        self.llm = ChatOpenAI(model="gpt-4o")
+
+    def plan(self, state: dict):
+        system = PROMPT.format(topic=state["topic"])
+        return {{"messages": [self.llm.invoke([SystemMessage(content=system), *state["messages"]])]}}
+
+    def build(self):
+        graph = StateGraph(dict)
+        graph.add_node("plan", self.plan)
+        return graph.compile()
+'''
+
+
+def test_a_method_registered_as_a_node_reads_its_state_after_self(tmp_path: Path) -> None:
+    """INVALID: a class that builds its graph from its own methods (`graph.add_node("plan",
+    self.plan)`): the parameter after `self` is the state."""
+    found = findings(tmp_path, {"planner.py": CLASS_GRAPH})
+    assert [(path, line, rule, severity) for path, line, rule, severity, _ in found] == [("planner.py", 6, "PC001", "warning")]
+    assert found[0][4].startswith('per-session request-derived `state["topic"]` comes before')
+
+
+def test_a_method_no_graph_registers_is_not_a_node(tmp_path: Path) -> None:
+    """VALID: the same class handing the graph another method: `plan`'s `state` is a parameter
+    like any other."""
+    other = CLASS_GRAPH.replace('graph.add_node("plan", self.plan)', 'graph.add_node("plan", self.build)')
+    assert other != CLASS_GRAPH
+    assert findings(tmp_path, {"planner.py": other}) == []
+
+
 def test_the_state_in_the_final_user_turn_after_a_fixed_system_prompt_is_quiet(tmp_path: Path) -> None:
     """VALID: the fixed guidelines first, the section only in the user's turn, nothing after it."""
     node = RESEARCH_GRAPH.replace(

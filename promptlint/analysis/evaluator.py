@@ -16,7 +16,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from promptlint.analysis import templates
 from promptlint.analysis.derived import (
@@ -2103,16 +2103,21 @@ class Evaluator:
 
     def graph_state(self, base: ast.expr, frame: Frame) -> str | None:
         """The name of ``base`` when it is the state a graph framework hands the node being run:
-        the first parameter of a module function registered as a node in its own module
-        (rules/sources.yaml graph_nodes)."""
+        the first parameter of a function, or the first after `self` of a method, registered as
+        a node in its own module (rules/sources.yaml graph_nodes)."""
         function = frame.function
         if type(base) is not ast.Name or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        params = function.args.posonlyargs or function.args.args
-        if not params or params[0].arg != base.id or frame.module.functions.get(function.name) is not function \
-                or function.name not in self.graph_nodes_of(frame.module):
+        arguments = function.args
+        params = arguments.posonlyargs + arguments.args if arguments.posonlyargs else arguments.args
+        if params and params[0].arg == base.id:
+            node = function.name if frame.module.functions.get(function.name) is function else None
+        elif len(params) > 1 and params[0].arg == "self" and params[1].arg == base.id:
+            node = next((f"{name}.{function.name}" for name, klass in frame.module.classes.items()
+                         if klass.methods.get(function.name) is function), None)
+        else:
             return None
-        return base.id
+        return base.id if node is not None and node in self.graph_nodes_of(frame.module) else None
 
     def graph_nodes_of(self, module: ModuleInfo) -> frozenset[str]:
         found = self._graph_nodes.get(module.name)
@@ -2764,16 +2769,24 @@ def _last_name(node: ast.AST) -> str | None:
 
 
 def registered_nodes(module: ModuleInfo, frameworks: dict[str, tuple[str, ...]]) -> frozenset[str]:
-    """The functions of a module it registers by name as nodes of a graph framework it imports
-    (`builder.add_node("reflect", reflect_on_summary)`; rules/sources.yaml graph_nodes)."""
+    """The functions of a module (`name`) and the methods of its classes (`Class.name`) it
+    registers by name as nodes of a graph framework it imports (`builder.add_node("reflect",
+    reflect_on_summary)`, `graph.add_node("plan", self.plan)`; rules/sources.yaml graph_nodes)."""
     methods = {method for package, names in frameworks.items()
                if any(name == package or name.startswith(package + ".") for name in module.imports.values())
                for method in names}
     if not any(f".{method}(" in module.source for method in methods):
         return frozenset()
-    return frozenset(arg.id for call in nodes_of(module.tree, ast.Call)
-                     if isinstance(call.func, ast.Attribute) and call.func.attr in methods
-                     for arg in call.args[:2] if isinstance(arg, ast.Name) and arg.id in module.functions)
+
+    def handed(tree: ast.AST) -> Iterator[ast.expr]:
+        return (arg for call in nodes_of(tree, ast.Call)
+                if isinstance(call.func, ast.Attribute) and call.func.attr in methods for arg in call.args[:2])
+
+    functions = {arg.id for arg in handed(module.tree) if isinstance(arg, ast.Name) and arg.id in module.functions}
+    bound = {f"{name}.{arg.attr}" for name, klass in module.classes.items() for arg in handed(klass.node)
+             if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self"
+             and arg.attr in klass.methods}
+    return frozenset(functions | bound)
 
 
 def _dotted(node: ast.AST) -> str | None:
