@@ -2138,7 +2138,7 @@ class Evaluator:
                                           Volatility.PER_SESSION),
                             assumption=f"`{expression}` is read from the state the graph hands this node: "
                                        f"it is this run's own content (the request, or what earlier nodes wrote), "
-                                       f"other for every run"))
+                                       f"different in every run"))
 
     def instantiate(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                     node: ast.Call | None) -> Value:
