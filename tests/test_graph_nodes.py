@@ -110,6 +110,15 @@ def test_the_state_in_the_final_user_turn_after_a_fixed_system_prompt_is_quiet(t
     assert findings(tmp_path, {"graph.py": node}) == []
 
 
+def test_nodes_added_as_a_sequence_are_nodes(tmp_path: Path) -> None:
+    """INVALID: `builder.add_sequence([...])` registers each function of the list as a node."""
+    sequence = RESEARCH_GRAPH.replace('builder.add_node("research", research_section)',
+                                      'builder.add_sequence([research_section])')
+    assert sequence != RESEARCH_GRAPH
+    assert [(path, line, rule) for path, line, rule, _, _ in findings(tmp_path, {"graph.py": sequence})] \
+        == [("graph.py", 7, "PC001")]
+
+
 def test_a_function_no_graph_registers_is_not_a_node(tmp_path: Path) -> None:
     """VALID: without the registration `state` is a parameter like any other (unknown, not
     reported); `add_node` of a module that does not import LangGraph (networkx) registers nothing."""

@@ -2779,8 +2779,10 @@ def registered_nodes(module: ModuleInfo, frameworks: dict[str, tuple[str, ...]])
         return frozenset()
 
     def handed(tree: ast.AST) -> Iterator[ast.expr]:
-        return (arg for call in nodes_of(tree, ast.Call)
-                if isinstance(call.func, ast.Attribute) and call.func.attr in methods for arg in call.args[:2])
+        for call in nodes_of(tree, ast.Call):
+            if isinstance(call.func, ast.Attribute) and call.func.attr in methods:
+                for arg in call.args[:2]:  # (name, node), (node,), or a list of nodes (`add_sequence`)
+                    yield from arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else (arg,)
 
     functions = {arg.id for arg in handed(module.tree) if isinstance(arg, ast.Name) and arg.id in module.functions}
     bound = {f"{name}.{arg.attr}" for name, klass in module.classes.items() for arg in handed(klass.node)
