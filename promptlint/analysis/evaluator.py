@@ -1166,11 +1166,9 @@ class Evaluator:
             return frame.locals[path]
         if path and self.knowledge.is_stable_name(path):
             return unknown(path, frame.module.location(node), Volatility.STABLE)
-        state = self.graph_state(node.value, frame)
-        if state is not None:
-            read = self.graph_state_read(node, state, node.attr, frame)
-            if read is not None:
-                return read
+        read = self.graph_state_read(node.value, node, node.attr, frame)
+        if read is not None:
+            return read
         base = self.eval(node.value, frame)
         value = self.attribute(base, node.attr, frame, node)
         if path and isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN:
@@ -1387,11 +1385,9 @@ class Evaluator:
         base = self.eval(node.value, frame)
         key_value = self.eval(node.slice, frame)
         key = literal_text(key_value)
-        state = self.graph_state(node.value, frame) if key is not None else None
-        if state is not None:
-            read = self.graph_state_read(node, state, key, frame)
-            if read is not None:
-                return read
+        read = self.graph_state_read(node.value, node, key, frame)
+        if read is not None:
+            return read
         if isinstance(base, Mapping):
             if key is not None:
                 found = base.get(key)
@@ -1666,11 +1662,10 @@ class Evaluator:
             self.assembly_by_shape(node, args, kwargs, frame)
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
-            state = self.graph_state(func.value, frame) if func.attr == "get" and args else None
-            if state is not None:
-                read = self.graph_state_read(node, state, literal_text(args[0]), frame)
-                if read is not None:
-                    return read
+            read = self.graph_state_read(func.value, node, literal_text(args[0]), frame) \
+                if func.attr == "get" and args else None
+            if read is not None:
+                return read
             if isinstance(receiver, _PLAIN_VALUES):
                 method_result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
                 result = self.conversation_read(node, _in_window_of(receiver, method_result), frame)
@@ -2108,6 +2103,9 @@ class Evaluator:
         function = frame.function
         if type(base) is not ast.Name or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
+        nodes = self.graph_nodes_of(frame.module)
+        if not nodes:  # nearly every module
+            return None
         arguments = function.args
         params = arguments.posonlyargs + arguments.args if arguments.posonlyargs else arguments.args
         if params and params[0].arg == base.id:
@@ -2117,7 +2115,7 @@ class Evaluator:
                          if klass.methods.get(function.name) is function), None)
         else:
             return None
-        return base.id if node is not None and node in self.graph_nodes_of(frame.module) else None
+        return base.id if node is not None and node in nodes else None
 
     def graph_nodes_of(self, module: ModuleInfo) -> frozenset[str]:
         found = self._graph_nodes.get(module.name)
@@ -2125,11 +2123,15 @@ class Evaluator:
             found = self._graph_nodes[module.name] = registered_nodes(module, self.knowledge.graph_nodes)
         return found
 
-    def graph_state_read(self, node: ast.AST, state: str, key: str | None, frame: Frame) -> Value | None:
-        """A value a graph node reads from its state (`state.topic`, `state["section"]`): this
-        run's own content, born where it is read. The message lists the state carries are the
-        conversation (None: read as any other value)."""
+    def graph_state_read(self, base: ast.expr, node: ast.AST, key: str | None, frame: Frame) -> Value | None:
+        """What ``node`` reads under ``key`` when ``base`` is the state a graph hands the node being
+        run (`state.topic`, `state["section"]`, `state.get("brief")`): this run's own content, born
+        where it is read. None otherwise, and for the message lists the state carries: they are the
+        conversation, read as any other value."""
         if not key or key == "messages" or key.endswith("_messages") or key in self.knowledge.conversation_inputs:
+            return None
+        state = self.graph_state(base, frame)
+        if state is None:
             return None
         expression = frame.module.snippet(node)
         where = frame.module.location(node)
