@@ -33,6 +33,7 @@ from promptlint.analysis.derived import (
     input_names,
     mark_observed,
     mark_remembered,
+    mark_rendered_conversation,
     mark_request_derived,
     parameter_names,
     user_turn_names,
@@ -283,8 +284,9 @@ class LayoutCollector:
         derived = derived_names(frame.function, names, whole=True) if names else set()
         if not derived:
             return layout
-        return mark_request_derived(layout, derived, names, named=frozenset(names),
-                                    scope=frame.module.location(frame.function), conversation=True)
+        scope = frame.module.location(frame.function)
+        layout = mark_rendered_conversation(layout, derived, names, scope)
+        return mark_request_derived(layout, derived, names, named=frozenset(names), scope=scope, conversation=True)
 
     def user_turn_inputs(self, function: ast.AST) -> set[str]:
         users = {name.rsplit(".", 1)[-1]: ("#0",) for name in self.knowledge.user_messages}
@@ -321,15 +323,17 @@ class LayoutCollector:
         self.add(self.with_request_derived(layout, frame))
 
     def on_user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value, via: Via | None = None) -> None:
-        from promptlint.analysis.layout import user_turn_layout
+        from promptlint.analysis.layout import request_then_history, user_turn_layout
         from promptlint.checks.pc010_instructions_after_request import instructions_after_request
 
         if frame.depth > 0 or frame.in_llm_loop or is_test_path(frame.module.display.replace(os.sep, "/")):
             # A callee run for its caller: the caller's own user text is judged where it is written.
             # In a loop that calls an LLM, the message usually follows the history the loop grows.
             return
-        layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname, via)
-        if instructions_after_request(layout) is not None:  # most user messages are the input alone
+        layout = self.with_conversation_derived(
+            user_turn_layout(what, text, frame.module.location(node), frame.qualname, via), frame)
+        # Most user messages are the input alone: kept when fixed text or the transcript follows it.
+        if instructions_after_request(layout) is not None or request_then_history(layout) is not None:
             self.add(layout)
 
     def finished(self) -> tuple[PromptLayout, ...]:

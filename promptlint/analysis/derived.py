@@ -325,17 +325,7 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
         return _from_tag(hole)
     if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.location is None:
         return hole
-    born_here = scope is not None and scope.contains(hole.location)
-    words = whole_names(hole.expression, frozenset(inputs)) if conversation else set(WORD.findall(hole.expression))
-    carried = words if scope is None or born_here else set()
-    for step in hole.path:
-        # A value made here is what its own expression made: passing it on through a helper that
-        # also takes the input (`p = enhance(p, message)`) does not make it derived.
-        if scope is None or scope.contains(step.location) and not born_here:
-            carried |= set(ASSIGNED.findall(step.description))
-    found = sorted(carried & derived)
-    if not found and computed_by is not None and not carried & computed_by:
-        found = sorted(computed_by & derived - inputs) or sorted(inputs)
+    found = _derived_from(hole, derived, inputs, computed_by, scope, conversation)
     if not found:
         return hole
     source = ", ".join(f"`{name}`" for name in sorted(inputs & derived))
@@ -347,6 +337,40 @@ def _mark_hole(hole: Hole, derived: set[str], inputs: set[str], computed_by: set
         else "the request's own input (the final user turn)"
     return replace(_where_built_in(hole), volatility=Volatility.PER_REQUEST, origin=origin,
                    assumption=f"{source} is {what}{via}, so this text changes with every request")
+
+
+def _derived_from(hole: Hole, derived: set[str], inputs: set[str], computed_by: set[str] | None,
+                  scope: Location | None, conversation: bool) -> list[str]:
+    """The derived names ``hole`` was computed from (its expression's, or those it was assigned
+    to on its way), as ``_mark_hole`` matches them."""
+    born_here = scope is not None and hole.location is not None and scope.contains(hole.location)
+    words = whole_names(hole.expression, frozenset(inputs)) if conversation else set(WORD.findall(hole.expression))
+    carried = words if scope is None or born_here else set()
+    for step in hole.path:
+        # A value made here is what its own expression made: passing it on through a helper that
+        # also takes the input (`p = enhance(p, message)`) does not make it derived.
+        if scope is None or scope.contains(step.location) and not born_here:
+            carried |= set(ASSIGNED.findall(step.description))
+    found = sorted(carried & derived)
+    if not found and computed_by is not None and not carried & computed_by:
+        found = sorted(computed_by & derived - inputs) or sorted(inputs)
+    return found
+
+
+def mark_rendered_conversation(layout: PromptLayout, derived: set[str], inputs: set[str],
+                               scope: Location | None) -> PromptLayout:
+    """The layout with the final user turn's text computed from the whole conversation so far
+    (``inputs``: parameters named like it) marked as that conversation, rendered (``is_history``):
+    it grows at its end with every turn, so what is written before it decides whether it is ever
+    a shared prefix (PC011). Elsewhere such text is per request (``mark_request_derived``)."""
+    def rendered(hole: Hole) -> Hole:
+        if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None \
+                or hole.location is None or not _derived_from(hole, derived, inputs, None, scope, True):
+            return hole
+        return replace(hole, is_history=True)
+
+    marked = tuple(_mark_part(part, rendered) if part.name == "final_user" else part for part in layout.parts)
+    return replace(layout, parts=marked) if marked != layout.parts else layout
 
 
 def _where_built_in(hole: Hole) -> Hole:

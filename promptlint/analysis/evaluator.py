@@ -1629,13 +1629,32 @@ class Evaluator:
             self.bind(extra.target, unknown("item"), sub, step=False)
         produced = produce(sub)
         hole = Hole(Volatility.UNKNOWN, frame.module.snippet(node), frame.module.location(node),
-                    window=_window_of(iterable))
+                    is_history=self.holds_conversation(iterable, frame), window=_window_of(iterable))
         # Messages copied from a list of unknown length, each keeping its own role (`[{"role":
         # m["role"], "content": clean(m["content"])} for m in messages]`): the conversation, not
         # one message that stands for all.
         volatile = [v for v in produced if (most_volatile(v) or _carries_tag(v)) and not self.copied_message(v)]
         items_out: tuple[Value, ...] = tuple(volatile) if volatile else (Splice(hole),)
         return Seq(items_out, order)
+
+    def holds_conversation(self, value: Value, frame: Frame) -> bool:
+        """Whether this list holds a conversation so far (a run of it whose length is not known):
+        what is computed item by item from it (`"\\n".join(f"{m['role']}: {m['content']}" for m in
+        history)`) is that conversation, rendered. A list an object keeps and appends to is one when
+        named like one or given written-out messages (`is_conversation`): a kept list of agents or
+        tasks is not."""
+        if not isinstance(value, Seq):
+            return False
+        for item in value.items:
+            if not isinstance(item, Splice) or not item.hole.is_history:
+                continue
+            attribute = item.hole.expression[5:] if item.hole.expression.startswith("self.") else ""
+            if not attribute or "." in attribute:
+                return True  # a conversation a caller hands over, a framework replays or a request carries
+            if _named_like_a_conversation(attribute) or isinstance(frame.self_value, Instance) and any(
+                    _appended_attributes(klass).get(attribute) for klass in self.mro(frame.self_value.info)):
+                return True
+        return False
 
     def copied_message(self, value: Value) -> bool:
         if not isinstance(value, Mapping):

@@ -296,12 +296,36 @@ def input_then_fixed_text(layout: PromptLayout, settings: frozenset[str] = froze
                 # After a history that grows, the newest message sits at a new place on every call:
                 # nothing in it was ever a shared prefix, whatever its order.
                 return None
-        elif first is None and isinstance(segment, Hole) and not segment.is_history \
+        elif first is None and isinstance(segment, Hole) \
                 and segment.volatility is not Volatility.STABLE and not _named_like(segment.expression, settings):
             first = (index, segment)
     if first is None:
         return None
     return InputThenFixedText(*first, sum(len(piece.text) for piece in instruction_pieces(segments, first[0])))
+
+
+@dataclass(frozen=True)
+class RequestThenHistory:
+    """The request's own content in the final user turn, and the conversation so far rendered as
+    text after it there."""
+
+    index: int  # of the request's first value in ``layout.segments()``
+    hole: Hole
+    history: Hole  # the rendered conversation
+
+
+def request_then_history(layout: PromptLayout, settings: frozenset[str] = frozenset()) -> RequestThenHistory | None:
+    """The first value of the final user turn (as ``input_then_fixed_text`` picks it) when the
+    conversation so far, rendered into text, follows it in that turn. The rendered history grows
+    at its end, so written first it is a prefix each turn shares with the next; after the
+    request's content it is part of no shared prefix."""
+    found = input_then_fixed_text(layout, settings)
+    if found is None:
+        return None
+    segments = layout.segments()
+    history = next((segment for part, segment in segments[found.index + 1:]
+                    if part == "final_user" and isinstance(segment, Hole) and segment.is_history), None)
+    return RequestThenHistory(found.index, found.hole, history) if history is not None else None
 
 
 def assembled_once(layout: PromptLayout, guard: str) -> PromptLayout:

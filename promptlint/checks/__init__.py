@@ -17,6 +17,7 @@ from promptlint.checks.pc007_cache_control_after_volatile import CacheControlAft
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
 from promptlint.checks.pc009_sliding_history_window import SlidingHistoryWindow
 from promptlint.checks.pc010_instructions_after_request import InstructionsAfterRequest
+from promptlint.checks.pc011_history_after_request import HistoryAfterRequest
 from promptlint.checks.pc900_unused_suppression import UnusedSuppression
 
 RULES: tuple[Rule, ...] = (
@@ -30,6 +31,7 @@ RULES: tuple[Rule, ...] = (
     ChatTemplateDate(),
     SlidingHistoryWindow(),
     InstructionsAfterRequest(),
+    HistoryAfterRequest(),
     UnusedSuppression(),  # reported by promptlint.suppressions, after the analysis
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

@@ -91,6 +91,9 @@ def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter) -> Pre
         bust = _mark_at(layout, counter, bust_index)
         moved = sum(counter.count(piece.text) for piece in instruction_pieces(segments, bust_index))
         end = Mark(len(segments), bust.position + moved)
+        # A conversation rendered after it (PC011) moves ahead of it too: its length is not known.
+        unknowns += [Unknown(index, _describe(part, segment)) for index, (part, segment) in enumerate(segments)
+                     if index > bust_index and part == FINAL_USER and isinstance(segment, Hole) and segment.is_history]
     return PrefixProfile(
         bust=bust,
         stable_end=end,
