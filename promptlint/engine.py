@@ -44,7 +44,15 @@ from promptlint.facts import (
 )
 from promptlint.estimate.prices import load_price_table
 from promptlint.internal import internal_error
-from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, Knowledge, builtin_callback_types, load_knowledge, setting_names
+from promptlint.knowledge import (
+    RETURNS_SYSTEM_MARKER,
+    ROLE_MARKER,
+    Knowledge,
+    builtin_callback_types,
+    load_knowledge,
+    request_input_names,
+    setting_names,
+)
 from promptlint.model import (
     AnalysisResult,
     CallSite,
@@ -615,7 +623,7 @@ def run_rules(layouts: list[PromptLayout], config: Config, internal: list[FileEr
     explicit = frozenset(name for name, rules in load_price_table(config).providers.items()
                          if rules.cache == "explicit") if layouts else frozenset()
     context = RuleContext(config.min_stable_chars, explicit, one_process=config.one_process,
-                          setting_names=setting_names(config))
+                          setting_names=setting_names(config), request_inputs=request_input_names())
     rules = selected_rules(config.select, config.ignore, config.extend_select)
     findings: list[Finding] = []
     for index, layout in enumerate(layouts):

@@ -224,6 +224,11 @@ def setting_names(config: Config) -> frozenset[str]:
     return frozenset(name.lower() for name in (*_builtin_tables()[3].get("setting_names", ()), *config.setting_names))
 
 
+def request_input_names() -> frozenset[str]:
+    """Value names taken to hold the request's own new input (rules/prompt_sinks.yaml)."""
+    return frozenset(name.lower() for name in _builtin_tables()[3].get("request_inputs", ()))
+
+
 def _argument_lists(table: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(str(arg) for arg in args) for name, args in table.items()}
 

@@ -333,7 +333,8 @@ class LayoutCollector:
         layout = self.with_conversation_derived(
             user_turn_layout(what, text, frame.module.location(node), frame.qualname, via), frame)
         # Most user messages are the input alone: kept when fixed text or the transcript follows it.
-        if instructions_after_request(layout) is not None or request_then_history(layout) is not None:
+        if instructions_after_request(layout) is not None \
+                or request_then_history(layout, self.knowledge.request_inputs) is not None:
             self.add(layout)
 
     def finished(self) -> tuple[PromptLayout, ...]:

@@ -32,17 +32,17 @@ class Conversation:
         lines = [f"{message['role']}: {message['content']}" for message in messages]
         return "\\n".join(lines)
 
-    def can_answer(self, current: str) -> bool:
+    def can_answer(self, current_user_message: str) -> bool:
         feedback = (ORDER)
         reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": feedback}])
-        self.messages.append({"role": "user", "content": current})
+        self.messages.append({"role": "user", "content": current_user_message})
         self.messages.append({"role": "assistant", "content": reply.choices[0].message.content})
         return reply.choices[0].message.content == "yes"
 '''
-QUESTION_FIRST = ('f"Current user message: {current}\\n\\n"\n'
+QUESTION_FIRST = ('f"Current user message: {current_user_message}\\n\\n"\n'
                   '                    f"Message history:\\n{self._format(self.messages)}"')
 HISTORY_FIRST = ('f"Message history:\\n{self._format(self.messages)}\\n\\n"\n'
-                 '                    f"Current user message: {current}"')
+                 '                    f"Current user message: {current_user_message}"')
 
 
 def test_the_current_message_before_the_objects_own_conversation(tmp_path: Path) -> None:
@@ -53,7 +53,7 @@ def test_the_current_message_before_the_objects_own_conversation(tmp_path: Path)
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     assert [(f.location.line, f.rule, f.severity.value) for f in result.findings] == [(13, "PC011", "warning")]
     finding = result.findings[0]
-    assert finding.message.startswith("the final user message is filled per call from `current` on, and the "
+    assert finding.message.startswith("the final user message is filled per call from `current_user_message` on, and the "
                                       "conversation so far, rendered as text")
     assert (9, "the conversation is rendered here") in [(r.location.line, r.message) for r in finding.related]
     assert finding.estimate is not None and finding.estimate.unknown_length
@@ -146,9 +146,9 @@ class Router:
     def register(self, assistant) -> None:
         self.assistants.append(assistant)
 
-    def route(self, message: str) -> str:
+    def route(self, user_message: str) -> str:
         names = [(a.name, a.tools) for a in self.assistants]
-        prompt = f"Given the message {message}, pick one of: {names}"
+        prompt = f"Given the message {user_message}, pick one of: {names}"
         return client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": prompt}])
 '''
     assert findings(tmp_path, source) == []

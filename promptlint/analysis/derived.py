@@ -363,9 +363,14 @@ def mark_rendered_conversation(layout: PromptLayout, derived: set[str], inputs: 
     (``inputs``: parameters named like it) marked as that conversation, rendered (``is_history``):
     it grows at its end with every turn, so what is written before it decides whether it is ever
     a shared prefix (PC011). Elsewhere such text is per request (``mark_request_derived``)."""
+    whole = frozenset(derived | inputs)
+
     def rendered(hole: Hole) -> Hole:
         if hole.volatility is not Volatility.UNKNOWN or hole.is_history or hole.origin is not None \
                 or hole.location is None or not _derived_from(hole, derived, inputs, None, scope, True):
+            return hole
+        # One message picked from it (`turns[-1]`, `history[i].message`) is not the conversation.
+        if not whole_names(hole.expression, whole, any_index=True) & whole:
             return hole
         return replace(hole, is_history=True)
 
@@ -410,7 +415,7 @@ def _same_line(one: Location | None, other: Location | None) -> bool:
         and (one.path, one.line, one.cell) == (other.path, other.line, other.cell)
 
 
-def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:
+def _used(value: ast.AST, whole: frozenset[str] = frozenset(), any_index: bool = False) -> set[str]:
     """The names ``value`` uses; of the names in ``whole``, only uses of the whole value (not
     ``h[0]``, ``h[-1]`` or ``len(h)``, nor an attribute such as ``conversation.title``: an object
     named like the conversation holds more than its messages)."""
@@ -418,7 +423,8 @@ def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:
         return set()  # `[m for m in msg if m["role"] == "system"]`: the system part, not the user's turn
     names = nodes_of(value, ast.Name)
     if whole:
-        parts = {id(node.value) for node in nodes_of(value, ast.Subscript) if _one_item(node.slice)}
+        parts = {id(node.value) for node in nodes_of(value, ast.Subscript)
+                 if _one_item(node.slice) or any_index and not isinstance(node.slice, ast.Slice)}
         # `conversation.title` is not the conversation; `history.build_context()` reads all of it
         # (a method that picks one item, `history.get("system")`, does not).
         methods = {id(node.func) for node in nodes_of(value, ast.Call)
@@ -430,10 +436,11 @@ def _used(value: ast.AST, whole: frozenset[str] = frozenset()) -> set[str]:
     return {node.id for node in names}
 
 
-def whole_names(expression: str, whole: frozenset[str]) -> set[str]:
-    """The names an expression uses, those in ``whole`` only as a whole; none when it does not parse."""
+def whole_names(expression: str, whole: frozenset[str], any_index: bool = False) -> set[str]:
+    """The names an expression uses, those in ``whole`` only as a whole (``any_index``: an item
+    picked by any index, `history[i]`, is not the whole either); none when it does not parse."""
     try:
-        return _used(ast.parse(expression.strip(), mode="eval").body, whole)
+        return _used(ast.parse(expression.strip(), mode="eval").body, whole, any_index)
     except SyntaxError:
         return set()
 

@@ -33,7 +33,7 @@ from promptlint.analysis.derived import (
     user_turn_names,
 )
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, resolve_relative
-from promptlint.analysis.layout import argument, is_turn
+from promptlint.analysis.layout import argument, is_turn, message_role_content
 from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
@@ -423,6 +423,9 @@ class Evaluator:
             if not name.startswith("self.") or name.count(".") != 1 or name in frame.locals:
                 continue
             value = self.instance_attribute(frame.self_value, name[5:], frame, None)
+            if isinstance(value, NoneVal) and isinstance(mutation, ast.Assign):
+                # `self._previous_speaker = None` until the first turn sets it: not a constant.
+                value = Unknown(Hole(Volatility.UNKNOWN, name, None))
             if not self.is_conversation(name, value, frame) and _carries(name, value, mutation, method.body):
                 frame.locals[name] = self.loop_state(name, mutation, frame)
 
@@ -726,8 +729,58 @@ class Evaluator:
                             names |= {n for n in _method_text_names(method) if n.startswith("self.")}
                 return names
 
-            by_class[key] = _read_then_reassigned(body, written_by_calls)
+            fed = self.fed_into_text(body)
+
+            def written_or_fed(stmt: ast.stmt) -> set[str]:
+                # What a statement writes into text itself, through a method or a wrapper it calls,
+                # or through a local it assigns that text is later made of.
+                assigned = {name for a in nodes_of(stmt, ast.Assign) if len(a.targets) == 1
+                            and _text_name(a.targets[0]) in fed for name in _loaded_text_names(a.value)}
+                return written_by_calls(stmt) | self.wrapper_text_arguments(stmt) | assigned
+
+            by_class[key] = _read_then_reassigned(body, written_or_fed)
         return {**by_class[key], **carried}
+
+    def fed_into_text(self, body: list[ast.stmt]) -> set[str]:
+        """The names a loop body writes into prompt text, directly or handed to an inferred
+        wrapper's text slot, and, to a fixed point, the names the locals holding them are
+        computed from: `participants = [p for p in names if p != self._previous]` handed to
+        `self._select(roles, participants)`, whose system prompt lists them, feeds
+        `self._previous` into the text."""
+        fed: set[str] = set()
+        for stmt in body:
+            fed |= _names_written_into_text(stmt) | self.wrapper_text_arguments(stmt)
+        assigns = [a for stmt in body for a in nodes_of(stmt, ast.Assign) if len(a.targets) == 1]
+        changed = True
+        while changed:
+            changed = False
+            for assign in assigns:
+                if _text_name(assign.targets[0]) in fed and (new := _loaded_text_names(assign.value) - fed):
+                    fed |= new
+                    changed = True
+        return fed
+
+    def wrapper_text_arguments(self, stmt: ast.AST) -> set[str]:
+        """Names handed to an inferred wrapper's system or user text slot (`self._ask(roles,
+        participants)` where `_ask` formats `participants` into its system prompt)."""
+        names: set[str] = set()
+        for call in nodes_of(stmt, ast.Call):
+            func = call.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            slots = self.wrappers.get(called or "")
+            if not slots:
+                continue
+            for slot in slots:
+                if slot[0] not in "su":
+                    continue
+                if slot[1] == "#":
+                    index = int(slot[2:])
+                    expr = call.args[index] if index < len(call.args) else None
+                else:
+                    expr = next((k.value for k in call.keywords if k.arg == slot[2:]), None)
+                if expr is not None and (name := _text_name(expr)) is not None:
+                    names.add(name)
+        return names
 
     def is_conversation(self, name: str, value: Value, frame: Frame) -> bool:
         """Whether a list a loop grows is the conversation (its growth is what the cache is for).
@@ -1634,8 +1687,25 @@ class Evaluator:
         # m["role"], "content": clean(m["content"])} for m in messages]`): the conversation, not
         # one message that stands for all.
         volatile = [v for v in produced if (most_volatile(v) or _carries_tag(v)) and not self.copied_message(v)]
+        if not volatile:
+            filtered = self.filtered_by(node, sub)
+            if filtered is not None:
+                return Seq((Splice(replace(filtered, expression=hole.expression, location=hole.location,
+                                           window=hole.window)),), order)
         items_out: tuple[Value, ...] = tuple(volatile) if volatile else (Splice(hole),)
         return Seq(items_out, order)
+
+    def filtered_by(self, node: Any, frame: Frame) -> Hole | None:
+        """The volatile value a comprehension's filter reads (`[p for p in names if p !=
+        self._previous_speaker]`), if any: which items are kept changes with it."""
+        for test in (test for generator in node.generators for test in generator.ifs):
+            for operand in ast.walk(test):
+                if isinstance(operand, (ast.Name, ast.Attribute)) and isinstance(operand.ctx, ast.Load) \
+                        and _text_name(operand) not in (None, "self"):
+                    found = most_volatile(self.eval(operand, frame))
+                    if found is not None:
+                        return found
+        return None
 
     def holds_conversation(self, value: Value, frame: Frame) -> bool:
         """Whether this list holds a conversation so far (a run of it whose length is not known):
@@ -1796,6 +1866,12 @@ class Evaluator:
                 self.report_sink(frame, node, callee.qualname, args, kwargs, None)
             return self.call_function(callee, args, kwargs, frame, node)
         if isinstance(callee, ClassVal):
+            public = _public_name(callee.info.qualname)
+            if public != callee.info.qualname and \
+                    (public in self.knowledge.system_messages or public in self.knowledge.user_messages):
+                # The project's own copy of a message class the rules model (autogen's tree holds
+                # `autogen_core.models._types.SystemMessage`, exported as `autogen_core.models.SystemMessage`).
+                return self.call_external(public, args, kwargs, frame, node)
             if self.on_assembly is not None and node is not None:
                 self.message_by_default_role(callee.info, args, kwargs, frame, node)
             return self.instantiate(callee.info, args, kwargs, frame, node)
@@ -3083,6 +3159,19 @@ def _names_written_into_text(node: ast.AST) -> set[str]:
     return {name for expr in exprs if (name := _text_name(expr)) is not None}
 
 
+def _public_name(qualname: str) -> str:
+    """A class's name as its package exports it: private module segments dropped
+    (`pkg.models._types.SystemMessage` -> `pkg.models.SystemMessage`)."""
+    parts = qualname.split(".")
+    return ".".join([p for p in parts[:-1] if not p.startswith("_")] + parts[-1:])
+
+
+def _loaded_text_names(node: ast.AST) -> set[str]:
+    """The local names and `self.x` attributes an expression reads."""
+    return {name for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))
+            and isinstance(n.ctx, ast.Load) and (name := _text_name(n)) is not None and name != "self"}
+
+
 def _method_text_names(method: ast.AST) -> set[str]:
     cached = method.__dict__.get("_text_names")
     if cached is None:
@@ -3215,12 +3304,26 @@ def _no_results(value: Value) -> bool:
     return isinstance(value, Seq) and not value.items or isinstance(value, Mapping) and not value.entries
 
 
-def _telling(value: Value) -> tuple[int, int]:
+def _telling(value: Value) -> tuple[int, int, int]:
     # Between two volatile values, the one with more volatile parts: both branches carry the
-    # clock written before the `if`, only one the memories it adds.
+    # clock written before the `if`, only one the memories it adds. Then the one that sends it
+    # as a system message.
     holes = holes_of(value)
     volatile = sum(hole.volatility.is_volatile for hole in holes)
-    return (2 if volatile else 1 if holes else 0), volatile
+    return (2 if volatile else 1 if holes else 0), volatile, _opens_with_volatile_system(value) if volatile else 0
+
+
+def _opens_with_volatile_system(value: Value) -> int:
+    """A message list whose first message is a system message with volatile text: of two
+    branches that send the same text as a system or as a user message (`[SystemMessage(p)]` for
+    one provider family, `[UserMessage(p)]` for the others), the system one is the worse."""
+    if not isinstance(value, Seq) or not value.items:
+        return 0
+    first = value.items[0]
+    if not isinstance(first, (Mapping, Obj)):
+        return 0
+    role, content = message_role_content(first)
+    return int(role == "system" and most_volatile(content) is not None)
 
 
 def _is_counter_step(stmt: ast.AugAssign) -> bool:

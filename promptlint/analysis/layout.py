@@ -314,13 +314,17 @@ class RequestThenHistory:
     history: Hole  # the rendered conversation
 
 
-def request_then_history(layout: PromptLayout, settings: frozenset[str] = frozenset()) -> RequestThenHistory | None:
-    """The first value of the final user turn (as ``input_then_fixed_text`` picks it) when the
-    conversation so far, rendered into text, follows it in that turn. The rendered history grows
-    at its end, so written first it is a prefix each turn shares with the next; after the
-    request's content it is part of no shared prefix."""
+def request_then_history(layout: PromptLayout, request_names: frozenset[str],
+                         settings: frozenset[str] = frozenset()) -> RequestThenHistory | None:
+    """The first value of the final user turn (as ``input_then_fixed_text`` picks it), when it is
+    named like the request's new input (``request_names``: `question`, `user_message`,
+    `current_user_message`) and the conversation so far, rendered into text, follows it in that
+    turn. The rendered history grows at its end, so written first it is a prefix each turn shares
+    with the next; after the new input it is part of no shared prefix. A value not named so (an
+    agent's task, the same on every step of its loop; a role's name) may well be the same on
+    every call that shares the history: then the order costs nothing."""
     found = input_then_fixed_text(layout, settings)
-    if found is None:
+    if found is None or found.hole.is_history or not _names_one_of(found.hole.expression, request_names):
         return None
     segments = layout.segments()
     history = next((segment for part, segment in segments[found.index + 1:]
@@ -362,6 +366,13 @@ def instruction_pieces(segments: tuple[tuple[str, Segment], ...], start: int) ->
             if segment.location is not None and values_before.setdefault(segment.location, values) != values:
                 looped.add(segment.location)
     return [piece for piece in pieces if piece.location not in looped]
+
+
+def _names_one_of(expression: str, names: frozenset[str]) -> bool:
+    """Whether a name in ``expression``, or in a key it reads (`context.get("current_user_message")`),
+    is one of ``names`` or ends with `_` and one of them."""
+    return any(word in names or any(word.endswith(f"_{name}") for name in names)
+               for word in (found.lower() for found in LAST_NAME.findall(expression)))
 
 
 def _named_like(expression: str, names: frozenset[str]) -> bool:

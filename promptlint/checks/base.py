@@ -74,6 +74,7 @@ class RuleContext:
     explicit_cache_providers: frozenset[str] = frozenset()
     one_process: bool = False  # a notebook: every call runs in one kernel process
     setting_names: frozenset[str] = frozenset()  # rules/prompt_sinks.yaml `setting_names` (PC010)
+    request_inputs: frozenset[str] = frozenset()  # rules/prompt_sinks.yaml `request_inputs` (PC011)
 
 
 @dataclass(frozen=True)

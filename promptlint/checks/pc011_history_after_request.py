@@ -38,9 +38,11 @@ The transcript is recognized when it is computed item by item (a comprehension, 
 a list that grows over the conversation: a list an object's own methods append to
 (`self.messages`), or a parameter named like the conversation (rules/prompt_sinks.yaml
 `conversation_inputs`: `history`, `chat_history`, ...). A transcript kept as a string the code
-appends to, or one a framework renders, is not seen. The first value of the message is taken to be
-the request's own content unless it is known to be constant or is named like a setting
-(`setting_names`). A transcript that is cut to its last few messages slides and misses either way
+appends to, or one a framework renders, is not seen. The value before the transcript must be named like
+the request's new input (rules/prompt_sinks.yaml `request_inputs`, whole or as the end of a name:
+`question`, `user_message`, `context["current_user_message"]`): an agent's task or a role's name
+before its growing notes is the same on every step that grows them, and costs nothing there. A
+request input under another name is missed. A transcript that is cut to its last few messages slides and misses either way
 (PC009 reports the cut); moving it first still keeps the fixed text before it cached. The size of
 the transcript is not known, so the estimate is a lower bound.
 
@@ -79,6 +81,23 @@ def route(question: str, history: list[dict]) -> str:
     return client.chat.completions.create(model="gpt-4o", messages=[
         {"role": "system", "content": "Pick a route."}, {"role": "user", "content": prompt}])
 """,
+        # An agent's task opens the prompt and its notes follow: the task is the same on every
+        # step of the loop that grows the notes, so each step's prompt starts with the last's.
+        """
+from openai import OpenAI
+client = OpenAI()
+class Agent:
+    def __init__(self, task: str) -> None:
+        self.task = task
+        self.messages: list[dict] = []
+
+    def step(self) -> str:
+        notes = "\\n".join(m["content"] for m in self.messages)
+        prompt = f"Task: {self.task}\\n\\nWhat happened so far:\\n{notes}\\n\\nWhat next?"
+        reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": prompt}])
+        self.messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+        return reply.choices[0].message.content
+""",
         # Only the latest message is quoted after the question: that is not the conversation.
         """
 from openai import OpenAI
@@ -110,9 +129,9 @@ class Chat:
     def _transcript(self, turns: list[dict]) -> str:
         return "\\n".join(f"{t['role']}: {t['content']}" for t in turns)
 
-    def ask(self, text: str) -> str:
-        prompt = f"New message: {text}\\n\\nEarlier:\\n{self._transcript(self.turns)}"
-        self.turns.append({"role": "user", "content": text})
+    def ask(self, user_message: str) -> str:
+        prompt = f"New message: {user_message}\\n\\nEarlier:\\n{self._transcript(self.turns)}"
+        self.turns.append({"role": "user", "content": user_message})
         answer = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": prompt}])
         self.turns.append({"role": "assistant", "content": answer.choices[0].message.content})
         return answer.choices[0].message.content
@@ -120,7 +139,7 @@ class Chat:
     ]
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
-        found = request_then_history(layout, context.setting_names)
+        found = request_then_history(layout, context.request_inputs, context.setting_names)
         if found is None:
             return
         history = found.history

@@ -1,0 +1,136 @@
+"""State an object carries from one turn to the next, seen where real code hides it (issue 14):
+a filter that drops the previous speaker, handed to a wrapper that formats it into the system
+prompt ahead of the transcript (microsoft/autogen's SelectorGroupChat in bench/wild), a system
+or user message chosen by provider family, and a project's own copy of a modelled message class.
+
+When two branches send equally volatile text, one as a system message and the other as a user
+message (autogen sends the selector prompt as `SystemMessage` to OpenAI models, as `UserMessage` to
+the others), the join keeps the system message (`evaluator._telling`). No small program found so
+far needs that tie-break (where the message is built, an assembly point judges the system message
+already); bench/wild's autogen-03 does, and is lost without it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from tests.conftest import write_tree
+
+SELECTOR = '''
+from openai import AsyncOpenAI
+
+PROMPT = """You are in a role play game. The following roles are available:
+{roles}.
+Read the following conversation. Then select the next role from {participants} to play.
+
+{history}
+
+Read the above conversation. Then select the next role from {participants} to play.
+"""
+
+
+class SpeakerSelector:
+    def __init__(self, names: list[str], descriptions: list[str]) -> None:
+        self._client = AsyncOpenAI()
+        self._names = names
+        self._descriptions = descriptions
+        self._previous_speaker: str | None = None
+        self._transcript: list[str] = []
+
+    def record(self, speaker: str, text: str) -> None:
+        self._transcript.append(f"{speaker}: {text}")
+
+    async def select_speaker(self) -> str:
+        if self._previous_speaker is not None:
+            participants = [p for p in self._names if p != FILTER]
+        else:
+            participants = list(self._names)
+        roles = "\\n".join(f"{n}: {d}" for n, d in zip(self._names, self._descriptions))
+        name = await self._ask(roles, participants)
+        self._previous_speaker = name
+        return name
+
+    async def _ask(self, roles: str, participants: list[str]) -> str:
+        history = "\\n".join(self._transcript)
+        prompt = PROMPT.format(roles=roles, participants=str(participants), history=history)
+        response = await self._client.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "system", "content": prompt}])
+        return response.choices[0].message.content or ""
+'''
+
+
+def findings(root: Path) -> list[tuple[str, int, str]]:
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.path, f.location.line, f.rule) for f in result.findings]
+
+
+def test_participants_without_the_previous_speaker_before_the_transcript(tmp_path: Path) -> None:
+    """INVALID: the candidates exclude the last speaker, who changes every turn, and the prompt
+    lists them before the transcript that grows."""
+    root = write_tree(tmp_path, {"selector.py": SELECTOR.replace("FILTER", "self._previous_speaker")})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [(f.location.line, f.rule) for f in result.findings] == [(5, "PC001")]
+    finding = result.findings[0]  # at the template's slot, the filter as its source
+    assert finding.message.startswith("per-request loop-state `[p for p in self._names if p != self._previous_")
+    assert finding.volatile_source is not None and finding.volatile_source.location.line == 31
+
+
+def test_a_filter_by_a_constant_keeps_the_same_candidates(tmp_path: Path) -> None:
+    """VALID twin: the filter drops a fixed name, so the list is the same on every turn."""
+    root = write_tree(tmp_path, {"selector.py": SELECTOR.replace("FILTER", '"admin"')})
+    assert findings(root) == []
+
+
+ROLE_BY_FAMILY = '''
+from datetime import datetime
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Answer from the attached documents only and cite each one by its number. " * 40
+
+def ask(transcript: str, family: str) -> str:
+    prompt = f"Now: {datetime.now().isoformat()}\\n{transcript}\\n{RULES}"
+    if family == "openai":
+        messages = [{"role": "system", "content": prompt}]
+    else:
+        messages = [{"role": "user", "content": prompt}]
+    return client.chat.completions.create(model="gpt-4o", messages=messages)
+'''
+
+
+def test_a_prompt_sent_as_a_system_message_for_one_family_is_judged_as_one(tmp_path: Path) -> None:
+    """INVALID: one branch sends the stamped prompt as the system message, the other as the only
+    user message (where the text after the transcript is the request's own); both are equally
+    volatile, so the join keeps the system message, where the clock spoils the rules after it."""
+    root = write_tree(tmp_path, {"app.py": ROLE_BY_FAMILY})
+    assert ("app.py", 8, "PC001") in findings(root)
+
+
+def test_the_projects_own_copy_of_a_modelled_message_class(tmp_path: Path) -> None:
+    """INVALID: a tree holding the library (autogen's repository holds autogen_core) defines the
+    message class in a private module and exports it; the class is still the modelled system
+    message, so the clock in its content is judged where the message is built. VALID twin: the
+    same text without the clock."""
+    library = {
+        "autogen_core/__init__.py": "",
+        "autogen_core/models/__init__.py": "from ._types import SystemMessage, UserMessage\n",
+        "autogen_core/models/_types.py": (
+            "from pydantic import BaseModel\n\n"
+            "class SystemMessage(BaseModel):\n    content: str\n\n"
+            "class UserMessage(BaseModel):\n    content: str\n    source: str\n"),
+    }
+    app = '''
+from datetime import datetime
+from autogen_core.models import SystemMessage
+
+RULES = "You plan the team's next step and name the agent who takes it, with a reason. " * 40
+
+def planner_messages(history: list) -> list:
+    return [SystemMessage(content=f"Time: {STAMP}\\n{RULES}"), *history]
+'''
+    stamped = write_tree(tmp_path / "stamped", {**library, "app/planner.py": app.replace("{STAMP}", "{datetime.now()}")})
+    assert ("app/planner.py", 7, "PC001") in findings(stamped)
+    fixed = write_tree(tmp_path / "fixed", {**library, "app/planner.py": app.replace("Time: {STAMP}\\n", "")})
+    assert findings(fixed) == []
