@@ -1,7 +1,8 @@
-"""State an object carries from one turn to the next, seen where real code hides it (issue 14):
-a filter that drops the previous speaker, handed to a wrapper that formats it into the system
-prompt ahead of the transcript (microsoft/autogen's SelectorGroupChat in bench/wild), a system
-or user message chosen by provider family, and a project's own copy of a modelled message class.
+"""State an object carries from one turn to the next, and the evaluator gaps real code hits on the
+way to it (issue 14): a filter that drops the previous speaker, handed to a wrapper that formats
+it into the system prompt ahead of the transcript (microsoft/autogen's SelectorGroupChat in
+bench/wild); a project's own copy of a modelled message class; a variable rendered as a template
+(DB-GPT); the branch that sends the history (khoj); a client set after a `None` placeholder.
 
 When two branches send equally volatile text, one as a system message and the other as a user
 message (autogen sends the selector prompt as `SystemMessage` to OpenAI models, as `UserMessage` to
@@ -134,3 +135,75 @@ def planner_messages(history: list) -> list:
     assert ("app/planner.py", 7, "PC001") in findings(stamped)
     fixed = write_tree(tmp_path / "fixed", {**library, "app/planner.py": app.replace("Time: {STAMP}\\n", "")})
     assert findings(fixed) == []
+
+
+
+def test_a_variable_rendered_as_a_template_keeps_its_clock(tmp_path: Path) -> None:
+    """INVALID (DB-GPT's prompt formatter): every variable that looks like a template is rendered
+    with the others before the system template is; the clock among them is still the clock after
+    that render, ahead of the long constraints. VALID twin: the time is a fixed string."""
+    source = '''
+from datetime import datetime
+from jinja2.sandbox import SandboxedEnvironment
+from openai import OpenAI
+
+client = OpenAI()
+env = SandboxedEnvironment()
+SYSTEM = "The current time is: {{ now_time }}.\\n" + "Follow the constraints and answer with the JSON schema. " * 50
+
+
+def render(data: dict) -> str:
+    for key in list(data):
+        if isinstance(data[key], str) and "{{" in data[key]:
+            data[key] = env.from_string(data[key]).render(**data)
+    return env.from_string(SYSTEM).render(**data)
+
+
+def think(history: list) -> str:
+    variables = {"now_time": NOW}
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": render(variables)}, *history])
+'''
+    stamped = write_tree(tmp_path / "stamped", source.replace("NOW", 'datetime.now().strftime("%H:%M:%S")'))
+    assert findings(stamped) == [("app.py", 7, "PC001")]
+    fixed = write_tree(tmp_path / "fixed", source.replace("NOW", '"noon"'))
+    assert findings(fixed) == []
+
+
+GROUNDER = 'from openai import AsyncOpenAI\n\nTEMPLATE = """You are a GUI agent. Long fixed action space text follows here and is stable across steps.\n## Action Space\n{action_space}\n## User Instruction\n{instruction}\n"""\nACTIONS = "click(x,y)\\ntype(text)\\nscroll(dir)\\nwait()\\nfinished(content)\\n" * 10\n\n\nclass Grounder:\n    def __init__(self, client: AsyncOpenAI):\n        self.client = client\n        self.history_responses: list[str] = []\n        self.template = TEMPLATE\n\n    def _format(self, instruction: str):\n        user_prompt = self.template.format(instruction=instruction, action_space=ACTIONS)\n        messages = [\n            {"role": "system", "content": "You are a helpful assistant."},\n            {"role": "user", "content": user_prompt},\n        ]\n        if len(self.history_responses) > 0:\n            for response in self.history_responses:\n                messages.append({"role": "assistant", "content": response})\n            messages.append({"role": "user", "content": "screenshot"})\n        else:\n            messages.append({"role": "user", "content": "screenshot"})\n        return messages\n\n    async def act(self, instruction: str):\n        messages = self._format(instruction)\n        response = await self.client.chat.completions.create(model="m", messages=messages)\n        prediction = response.choices[0].message.content\n        self.history_responses.append(prediction)\n        return prediction\n'
+RUNNER = 'from openai import AsyncOpenAI\nfrom agent import Grounder\n\n\nclass Runner:\n    def __init__(self, client: AsyncOpenAI):\n        self.client = client\n        self.grounder = Grounder(client)\n\n    async def reason(self, goal: str) -> dict:\n        raw = await self.client.chat.completions.create(model="r", messages=[{"role": "user", "content": goal}])\n        action = raw.choices[0].message.content\n        return {"type": "action", "message": action}\n\n    async def act(self, goal: str):\n        res = await self.reason(goal)\n        action = res["message"]\n        return await self.ground(action)\n\n    async def ground(self, action: str):\n        return await self.grounder.act(action)\n'
+
+
+def test_the_branch_that_sends_the_history_is_the_one_judged(tmp_path: Path) -> None:
+    """INVALID (khoj's UI-TARS grounder): after the first step the message list carries the earlier
+    replies (`if self.history_responses: for r in ...: messages.append(...)`), on the first step
+    not; both branches hold the same volatile instruction, and the join keeps the branch with the
+    history, which the instruction (the reasoning model's reply to the goal) precedes."""
+    root = write_tree(tmp_path, {"agent.py": GROUNDER, "runner.py": RUNNER})
+    assert findings(root) == [("runner.py", 16, "PC001")]
+
+
+def test_a_client_set_after_a_none_placeholder(tmp_path: Path) -> None:
+    """INVALID: `self.client = None` in the constructor, the real client made in `connect()`: the
+    placeholder gives way to the value set after it, so the call is an Anthropic call whose system
+    prompt opens with the clock. (Read as None, the call was no LLM call at all.)"""
+    source = '''
+from datetime import datetime
+from anthropic import Anthropic
+
+RULES = "Review the diff for bugs, then list each one with its file and line, most severe first. " * 30
+
+
+class Reviewer:
+    def __init__(self) -> None:
+        self.client = None
+
+    def connect(self) -> None:
+        self.client = Anthropic()
+
+    def review(self, history: list) -> str:
+        system = f"Review started {datetime.now().isoformat()}\\n{RULES}"
+        return self.client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, system=system,
+                                           messages=history)
+'''
+    assert findings(write_tree(tmp_path, source)) == [("app.py", 15, "PC001")]

@@ -3005,7 +3005,8 @@ def _named_like_a_conversation(attribute: str) -> bool:
 
 
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
-    """``self.x = ...`` assignments of a class, first one per attribute; computed once per class."""
+    """``self.x = ...`` assignments of a class, first one per attribute (a `self.x = None`
+    placeholder gives way to the first value set after it); computed once per class."""
     cached = klass.__dict__.get("_assignments")
     if cached is not None:
         return cached
@@ -3017,7 +3018,9 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
                 for target in targets:
                     path = _dotted(target)
                     if path and path.startswith("self.") and path.count(".") == 1:
-                        found.setdefault(path[5:], (method_name, method, stmt))
+                        kept = found.get(path[5:])
+                        if kept is None or _is_none(kept[2].value) and not _is_none(stmt.value):
+                            found[path[5:]] = (method_name, method, stmt)
     klass.__dict__["_assignments"] = found
     return found
 
@@ -3304,13 +3307,21 @@ def _no_results(value: Value) -> bool:
     return isinstance(value, Seq) and not value.items or isinstance(value, Mapping) and not value.entries
 
 
-def _telling(value: Value) -> tuple[int, int, int]:
+def _telling(value: Value) -> tuple[int, int, int, int]:
     # Between two volatile values, the one with more volatile parts: both branches carry the
     # clock written before the `if`, only one the memories it adds. Then the one that sends it
-    # as a system message.
+    # as a system message; then the one that carries a conversation (`if history: for m in
+    # history: messages.append(...)` against the `else` that sends the first turn alone): what
+    # comes after a volatile part is what a request pays again.
     holes = holes_of(value)
     volatile = sum(hole.volatility.is_volatile for hole in holes)
-    return (2 if volatile else 1 if holes else 0), volatile, _opens_with_volatile_system(value) if volatile else 0
+    return (2 if volatile else 1 if holes else 0), volatile, \
+        _opens_with_volatile_system(value) if volatile else 0, _runs(value)
+
+
+def _runs(value: Value) -> int:
+    """Runs of unknown length in a message list (a copied conversation), top level only."""
+    return sum(isinstance(item, Splice) for item in value.items) if isinstance(value, Seq) else 0
 
 
 def _opens_with_volatile_system(value: Value) -> int:

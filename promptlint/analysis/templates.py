@@ -1000,6 +1000,10 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
 def jinja_template(source: Value | None, where: Location | None) -> Value:
     text = literal_text(source) if source is not None else None
     if text is None or source is None:
+        if isinstance(source, Unknown) and source.hole.volatility.is_volatile:
+            # A template made of a volatile value (a loop that renders every variable as a
+            # template, the clock among them): whatever it renders to is that value.
+            return source
         return unknown("template", where, Volatility.STABLE)
     return TemplateVal("jinja", (text, _text_origin(source, where)))
 
