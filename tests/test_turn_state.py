@@ -2,7 +2,9 @@
 way to it (issue 14): a filter that drops the previous speaker, handed to a wrapper that formats
 it into the system prompt ahead of the transcript (microsoft/autogen's SelectorGroupChat in
 bench/wild); a project's own copy of a modelled message class; a variable rendered as a template
-(DB-GPT); the branch that sends the history (khoj); a client set after a `None` placeholder.
+(DB-GPT); the branch that sends the history (khoj); a client set after a `None` placeholder; a
+call the depth cut short, not reused for a caller with more depth left (swarms); a placeholder
+built from pieces and filled by `str.replace` (letta).
 
 When two branches send equally volatile text, one as a system message and the other as a user
 message (autogen sends the selector prompt as `SystemMessage` to OpenAI models, as `UserMessage` to
@@ -207,3 +209,66 @@ class Reviewer:
                                            messages=history)
 '''
     assert findings(write_tree(tmp_path, source)) == [("app.py", 15, "PC001")]
+
+
+def test_a_call_cut_by_the_depth_is_computed_again_for_a_shallower_caller(tmp_path: Path) -> None:
+    """INVALID (swarms renders its history four frames below an entry and at the entry itself):
+    `render()` is first run three frames down, where the depth runs out before `_worker()`; the
+    entry's own `render()` call must not reuse that cut result, or the clock is never seen."""
+    source = '''
+from datetime import datetime
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "You are the team's planner: split the task into steps and name who does each one. " * 40
+
+
+class Memory:
+    def render(self) -> str:
+        return self._worker()
+
+    def _worker(self) -> str:
+        return f"[{datetime.now().isoformat()}] System: {RULES}"
+
+
+class Agent:
+    def __init__(self) -> None:
+        self.memory = Memory()
+
+    def _plan(self) -> str:
+        return self._outline()
+
+    def _outline(self) -> str:
+        return self._draft()
+
+    def _draft(self) -> str:
+        return self.memory.render()
+
+    def run(self, history: list) -> str:
+        outline = self._plan()
+        prompt = self.memory.render()
+        return client.chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": prompt}, *history])
+'''
+    assert findings(write_tree(tmp_path, source)) == [("app.py", 13, "PC001")]
+
+
+def test_a_placeholder_built_from_pieces_is_replaced(tmp_path: Path) -> None:
+    """INVALID (letta's memory block): the template's `{CORE_MEMORY}` is written as `"{" + KEY +
+    "}"`, three literals, and `str.replace` fills it with the memory and its recompile time: the
+    clock lands before the rules. (Looked for in one literal at a time, the placeholder was never
+    found and the filled value dropped.) VALID twin: the block without the time."""
+    source = '''
+from datetime import datetime
+
+KEY = "CORE_MEMORY"
+RULES = "Use the memory block to answer; edit it with the memory tools when facts change. " * 40
+
+
+def system_message(memory: str) -> dict:
+    template = "You are a helpful agent.\\n\\n{" + KEY + "}\\n\\n" + RULES
+    block = f"{memory}\\nSystem prompt last recompiled: STAMP"
+    return {"role": "system", "content": template.replace("{" + KEY + "}", block)}
+'''
+    stamped = write_tree(tmp_path / "stamped", source.replace("STAMP", "{datetime.now().isoformat()}"))
+    assert findings(stamped) == [("app.py", 9, "PC001")]
+    assert findings(write_tree(tmp_path / "fixed", source.replace("STAMP", "on edit"))) == []

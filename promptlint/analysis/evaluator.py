@@ -325,7 +325,10 @@ class Evaluator:
                                            for path in paths) | {"text"}
         # ... and the attributes holding a request's message list (request_messages).
         self._message_targets = frozenset(a for attrs in knowledge.request_messages.values() for a in attrs)
-        self._calls: dict[CallKey, tuple[Value, dict[str, Value]]] = {}
+        # A call's result and updates to `self`, with the depth it was computed at when the depth ran
+        # out below it (None: it did not), so a caller with more depth left computes it again.
+        self._calls: dict[CallKey, tuple[tuple[Value, dict[str, Value]], int | None]] = {}
+        self._cuts = 0  # calls not run because the depth ran out
         # Names of functions that can reach an LLM call (set by the engine); None: evaluate all.
         self.reaching_names: frozenset[str] | None = None
         # Inferred wrappers (set by the engine, see analysis/summaries.py): name -> slots whose
@@ -1886,6 +1889,7 @@ class Evaluator:
                       node: ast.Call | None) -> Value:
         where = frame.module.location(node) if node is not None else None
         if frame.depth >= MAX_DEPTH or id(func.node) in frame.stack:
+            self._cuts += frame.depth >= MAX_DEPTH
             return unknown(f"{func.qualname}()", where)
         if isinstance(func.node, ast.Lambda):
             sub = Frame(func.module, dict(func.closure or {}), frame.depth + 1, frame.import_time,
@@ -1905,12 +1909,17 @@ class Evaluator:
         shares_self = func.self_value is not None and func.self_value is frame.self_value
         inherited = {k: v for k, v in frame.locals.items() if k.startswith("self.")} if shares_self else {}
         key = _call_key(func, frame, args, kwargs, inherited)
-        cached = self._calls.get(key) if key is not None else None
-        if cached is None:
-            cached = self.evaluate_call(func, frame, args, kwargs, inherited, node)
+        stored = self._calls.get(key) if key is not None else None
+        # A result computed deeper down, where the depth ran out below it, is not the answer for a
+        # caller with more depth left (swarms renders its history four frames below one entry
+        # and at the entry itself): computed again, and kept, for it.
+        if stored is None or stored[1] is not None and stored[1] > frame.depth:
+            cuts = self._cuts
+            stored = (self.evaluate_call(func, frame, args, kwargs, inherited, node),
+                      frame.depth if self._cuts != cuts else None)
             if key is not None:
-                self._calls[key] = cached
-        result, self_updates = cached
+                self._calls[key] = stored
+        result, self_updates = stored[0]
         if where is not None:
             assert node is not None
             result = _window_at_call(result, func, Step(where, frame.module.snippet(node)),
@@ -2249,6 +2258,7 @@ class Evaluator:
             return self.instantiate_fields(info, args, kwargs, frame)
         init = owner.methods["__init__"]
         if frame.depth >= MAX_DEPTH or id(init) in frame.stack:
+            self._cuts += frame.depth >= MAX_DEPTH
             return instance
         sub = Frame(owner.module, depth=frame.depth + 1, import_time=frame.import_time,
                     self_value=instance, qualname=f"{owner.qualname}.__init__", stack=(*frame.stack, id(init)))
