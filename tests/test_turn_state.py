@@ -3,8 +3,7 @@ way to it (issue 14): a filter that drops the previous speaker, handed to a wrap
 it into the system prompt ahead of the transcript (microsoft/autogen's SelectorGroupChat in
 bench/wild); a project's own copy of a modelled message class; a variable rendered as a template
 (DB-GPT); the branch that sends the history (khoj); a client set after a `None` placeholder; a
-call the depth cut short, not reused for a caller with more depth left (swarms); a placeholder
-built from pieces and filled by `str.replace` (letta).
+call the depth cut short, not reused for a caller with more depth left (swarms).
 
 When two branches send equally volatile text, one as a system message and the other as a user
 message (autogen sends the selector prompt as `SystemMessage` to OpenAI models, as `UserMessage` to
@@ -251,24 +250,3 @@ class Agent:
 '''
     assert findings(write_tree(tmp_path, source)) == [("app.py", 13, "PC001")]
 
-
-def test_a_placeholder_built_from_pieces_is_replaced(tmp_path: Path) -> None:
-    """INVALID (letta's memory block): the template's `{CORE_MEMORY}` is written as `"{" + KEY +
-    "}"`, three literals, and `str.replace` fills it with the memory and its recompile time: the
-    clock lands before the rules. (Looked for in one literal at a time, the placeholder was never
-    found and the filled value dropped.) VALID twin: the block without the time."""
-    source = '''
-from datetime import datetime
-
-KEY = "CORE_MEMORY"
-RULES = "Use the memory block to answer; edit it with the memory tools when facts change. " * 40
-
-
-def system_message(memory: str) -> dict:
-    template = "You are a helpful agent.\\n\\n{" + KEY + "}\\n\\n" + RULES
-    block = f"{memory}\\nSystem prompt last recompiled: STAMP"
-    return {"role": "system", "content": template.replace("{" + KEY + "}", block)}
-'''
-    stamped = write_tree(tmp_path / "stamped", source.replace("STAMP", "{datetime.now().isoformat()}"))
-    assert findings(stamped) == [("app.py", 9, "PC001")]
-    assert findings(write_tree(tmp_path / "fixed", source.replace("STAMP", "on edit"))) == []

@@ -689,9 +689,6 @@ def text_method(ev: "Evaluator", receiver: Text, name: str, args: list[Value], k
                               if isinstance(s, Literal) else s for s in receiver.segs))
         inserted = as_text(new, frame.module.location(node))
         if old and not any(isinstance(seg, Literal) and old in seg.text for seg in receiver.segs):
-            across = _replace_across(receiver.segs, old, inserted)
-            if across is not None:
-                return Text(across)
             return _into_unseen_rest(receiver, inserted)
         if old:
             return Text(tuple(piece for seg in receiver.segs for piece in _replace_in(seg, old, inserted)))
@@ -708,48 +705,6 @@ def _into_unseen_rest(receiver: Text, inserted: tuple[Any, ...]) -> Text:
     if at is None:
         return receiver
     return Text((*receiver.segs[:at], *inserted, *receiver.segs[at:]))
-
-
-def _replace_across(segs: tuple[Any, ...], old: str, inserted: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """``old`` found only across adjacent literals (a placeholder built as ``"{" + KEY + "}"`` and
-    appended to the template piece by piece): each run of literals is read as one text, and what is
-    kept of it stays with the literal it came from. None when no run holds it."""
-    out: list[Any] = []
-    found = False
-    index = 0
-    while index < len(segs):
-        if not isinstance(segs[index], Literal):
-            out.append(segs[index])
-            index += 1
-            continue
-        end = index
-        while end < len(segs) and isinstance(segs[end], Literal):
-            end += 1
-        run = segs[index:end]
-        joined = "".join(seg.text for seg in run)
-        if old not in joined:
-            out.extend(run)
-            index = end
-            continue
-        found = True
-        owners: list[tuple[int, Any]] = []  # (start offset in joined, literal)
-        offset = 0
-        for seg in run:
-            owners.append((offset, seg))
-            offset += len(seg.text)
-        position = 0
-        for number, kept in enumerate(joined.split(old)):
-            if number:
-                out.extend(inserted)
-            start, stop = position, position + len(kept)
-            for seg_start, seg in owners:
-                lo, hi = max(start, seg_start), min(stop, seg_start + len(seg.text))
-                if lo < hi:
-                    piece = seg.text[lo - seg_start:hi - seg_start]
-                    out.append(Literal(piece, sub_location(seg, lo - seg_start, len(piece)) or seg.location))
-            position = stop + len(old)
-        index = end
-    return tuple(out) if found else None
 
 
 def _replace_in(seg: Any, old: str, inserted: tuple[Any, ...]) -> tuple[Any, ...]:
