@@ -326,9 +326,16 @@ class LayoutCollector:
         from promptlint.analysis.layout import request_then_history, user_turn_layout
         from promptlint.checks.pc010_instructions_after_request import instructions_after_request
 
-        if frame.depth > 0 or frame.in_llm_loop or is_test_path(frame.module.display.replace(os.sep, "/")):
+        if is_test_path(frame.module.display.replace(os.sep, "/")):
+            return
+        if frame.depth > 0 or frame.in_llm_loop:
             # A callee run for its caller: the caller's own user text is judged where it is written.
             # In a loop that calls an LLM, the message usually follows the history the loop grows.
+            # Except a transcript after the request's content, all in this one message (PC011):
+            # what comes before the message does not change that.
+            layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname, via)
+            if request_then_history(layout, self.knowledge.request_inputs) is not None:
+                self.add(layout)
             return
         layout = self.with_conversation_derived(
             user_turn_layout(what, text, frame.module.location(node), frame.qualname, via), frame)

@@ -250,3 +250,23 @@ class Agent:
 '''
     assert findings(write_tree(tmp_path, source)) == [("app.py", 13, "PC001")]
 
+
+
+FOLLOW_UP = 'from openai import OpenAI\nfrom pydantic import BaseModel, Field\n\nclient = OpenAI()\nSYSTEM = "You are a browsing agent. Follow the rules below.\\n" + "- Rule: be careful and precise.\\n" * 100\n\n\nclass StatePrompt:\n    def __init__(self, history_description: str | None, task: str | None) -> None:\n        self.history_description = history_description\n        self.task = task\n\n    def get_user_message(self) -> dict:\n        text = f"<user_request>\\n{self.task}\\n</user_request>\\n"\n        text += "<agent_history>\\n" + (self.history_description or "") + "\\n</agent_history>\\n"\n        return {"role": "user", "content": text}\n\n\nclass ManagerState(BaseModel):\n    history_items: list[str] = Field(default_factory=list)\n\n\nclass Manager:\n    def __init__(self, task: str) -> None:\n        self.task = task\n        self.state = ManagerState()\n        self.last_state: dict | None = None\n\n    def add_new_task(self, new_task: str) -> None:\n        self.task += "\\n" + new_task\n        self.state.history_items.append(new_task)\n\n    @property\n    def history_description(self) -> str:\n        return "\\n".join(item for item in self.state.history_items)\n\n    def record(self, text: str) -> None:\n        self.state.history_items.append(text)\n\n    def create_state_messages(self) -> None:\n        self.last_state = StatePrompt(history_description=self.history_description, task=self.task).get_user_message()\n\n    def get_messages(self) -> list[dict]:\n        return [{"role": "system", "content": SYSTEM}, self.last_state]\n\n\nclass Agent:\n    def __init__(self, task: str) -> None:\n        self.mm = Manager(task)\n\n    def step(self) -> None:\n        self.mm.create_state_messages()\n        reply = client.chat.completions.create(model="gpt-4o", messages=self.mm.get_messages())\n        self.mm.record(reply.choices[0].message.content)\n\n    def add_new_task(self, new_task: str) -> None:\n        self.mm.add_new_task(new_task)\n'
+
+
+def test_a_follow_up_request_before_the_agents_history(tmp_path: Path) -> None:
+    """INVALID (browser-use's state message): `add_new_task` extends the task with a follow-up
+    request while appending it to the history the manager keeps on its state object; the state
+    message writes the task ahead of that history, rendered, so every follow-up re-sends the whole
+    history uncached (PC011). VALID twin: without `add_new_task` the task is set once, in the
+    constructor, and is the same on every step that grows the history. (On browser-use itself two
+    more steps are needed, which this program does not: `self._message_manager.create_state_messages()`
+    run although its result is dropped, and a user message built one frame down kept for PC011.)"""
+    assert findings(write_tree(tmp_path / "follow", FOLLOW_UP)) == [("app.py", 14, "PC011")]
+    once = FOLLOW_UP.replace('''    def add_new_task(self, new_task: str) -> None:
+        self.task += "\\n" + new_task
+        self.state.history_items.append(new_task)
+''', "")
+    assert once != FOLLOW_UP
+    assert findings(write_tree(tmp_path / "once", once)) == []

@@ -819,6 +819,11 @@ class Evaluator:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
                 (func.value.id == "self" or isinstance(frame.locals.get(func.value.id), Instance)):
             return False  # a method may set attributes the caller reads next (a builder object)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
+                and isinstance(func.value.value, ast.Name) and func.value.value.id == "self" \
+                and isinstance(frame.self_value, Instance) \
+                and isinstance(self.eval(func.value, frame), Instance):
+            return False  # so may a method of an object `self` holds (`self.manager.build_state()`)
         return not any(isinstance(a, (ast.Name, ast.Attribute)) and _dotted(a) in frame.locals
                        and isinstance(frame.locals[_dotted(a) or ""], (Seq, Mapping)) for a in call.args)
 
@@ -1289,6 +1294,19 @@ class Evaluator:
         advanced = self.advanced_attribute(inst.info, attr)
         if advanced is not None:
             return advanced
+        follow_up = next((found[attr] for klass in self.mro(inst.info)
+                          if attr in (found := _follow_up_attributes(klass))), None)
+        if follow_up is not None:
+            value = self._instance_attribute(inst, attr, frame, where)
+            if isinstance(value, Unknown) and not value.hole.volatility.is_volatile and value.hole.origin is None:
+                method, stmt, module = follow_up
+                origin = Origin(module.location(stmt), f"`self.{attr}` extended with a new request by `{method}()`",
+                                "request-input", Volatility.UNKNOWN)
+                return Unknown(replace(value.hole, origin=origin))
+            return value
+        return self._instance_attribute(inst, attr, frame, where)
+
+    def _instance_attribute(self, inst: Instance, attr: str, frame: Frame, where: Any) -> Value:
         for name, value in inst.attrs:
             if name == attr:
                 if not _cut_short(value):
@@ -1339,7 +1357,15 @@ class Evaluator:
         conversation's ``messages``), and so do the lists of the objects it holds (``self.rc.memory``
         made by a field's default factory)."""
         if isinstance(value, Instance) and depth < 2:
-            return replace(value, attrs=tuple((name, self.as_kept(value.info, name, item, where, depth + 1))
+            # A list of the held object that the holder's methods append to
+            # (`self.state.items.append(x)`, the object a plain data class with no methods): kept too.
+            outer = {path.split(".", 1)[1] for klass in self.mro(info) for path in _appended_paths(klass)
+                     if path.startswith(attr + ".")}
+            return replace(value, attrs=tuple((name, self.as_kept(value.info, name, item, where, depth + 1)
+                                               if name not in outer or not isinstance(item, Seq)
+                                               or any(isinstance(i, Splice) for i in item.items)
+                                               else Seq((*item.items, Splice(Hole(Volatility.UNKNOWN,
+                                                   f"self.{attr}.{name}", where, is_history=True))), item.order))
                                               for name, item in value.attrs))
         if not isinstance(value, Seq) or any(isinstance(item, Splice) for item in value.items) \
                 or not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
@@ -1722,8 +1748,12 @@ class Evaluator:
             if not isinstance(item, Splice) or not item.hole.is_history:
                 continue
             attribute = item.hole.expression[5:] if item.hole.expression.startswith("self.") else ""
-            if not attribute or "." in attribute:
+            if not attribute:
                 return True  # a conversation a caller hands over, a framework replays or a request carries
+            if "." in attribute:  # a list of an object it holds (`self.state.agent_history_items`)
+                if _named_like_a_conversation(attribute.rsplit(".", 1)[-1]):
+                    return True
+                continue
             if _named_like_a_conversation(attribute) or isinstance(frame.self_value, Instance) and any(
                     _appended_attributes(klass).get(attribute) for klass in self.mro(frame.self_value.info)):
                 return True
@@ -3098,6 +3128,51 @@ def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
                     found[path[5:]] = found.get(path[5:], False) or any(_is_message_node(a) for a in node.args)
     klass.__dict__["_appended"] = found
     return found
+
+
+def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, ast.stmt, Any]]:
+    """``self.x`` a method other than the constructor rewrites from its own parameter while it
+    appends to a list the object keeps under a conversation's name (browser-use's
+    `add_new_task(new_task)`: `self.task += new_task`, `self.state.agent_history_items.append(...)`):
+    the conversation goes on with a new request in `x`."""
+    cached = klass.__dict__.get("_follow_up")
+    if cached is not None:
+        return cached
+    found: dict[str, tuple[str, ast.stmt, Any]] = {}
+    for name, method in klass.methods.items():
+        if name.startswith("__") or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)} - {"self", "cls"}
+        appends = any(isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend", "insert")
+                      and (path := _dotted(n.func.value) or "").startswith("self.")
+                      and _named_like_a_conversation(path.rsplit(".", 1)[-1]) for n in nodes_of(method, ast.Call))
+        if not params or not appends:
+            continue
+        for stmt in nodes_of(method, (ast.Assign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                path = _dotted(target)
+                if path and path.startswith("self.") and path.count(".") == 1 and any(
+                        isinstance(n, ast.Name) and n.id in params for n in ast.walk(stmt.value)):
+                    found.setdefault(path[5:], (name, stmt, klass.module))
+    klass.__dict__["_follow_up"] = found
+    return found
+
+
+def _appended_paths(klass: ClassInfo) -> frozenset[str]:
+    """The ``self.x.y`` lists a class appends to: a list of an object it holds."""
+    cached = klass.__dict__.get("_appended_paths")
+    if cached is not None:
+        return cached
+    found = set()
+    for method in klass.methods.values():
+        for node in nodes_of(method, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
+                path = _dotted(node.func.value)
+                if path and path.startswith("self.") and path.count(".") == 2:
+                    found.add(path[5:])
+    klass.__dict__["_appended_paths"] = result = frozenset(found)
+    return result
 
 
 def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -324,7 +324,8 @@ def request_then_history(layout: PromptLayout, request_names: frozenset[str],
     agent's task, the same on every step of its loop; a role's name) may well be the same on
     every call that shares the history: then the order costs nothing."""
     found = input_then_fixed_text(layout, settings)
-    if found is None or found.hole.is_history or not _names_one_of(found.hole.expression, request_names):
+    if found is None or found.hole.is_history or not (_names_one_of(found.hole.expression, request_names)
+                                                      or found.hole.category == "request-input"):
         return None
     segments = layout.segments()
     history = next((segment for part, segment in segments[found.index + 1:]
