@@ -34,6 +34,7 @@ RUN_STATE = "run-state"  # the origin category of a framework's run state read b
 CONVERSATION = "taken by its name to be the conversation so far, which grows with every turn"
 OBSERVED = "observation"  # the origin category of what an agent's step observed (a page, an environment)
 REMEMBERED = "memory"  # the origin category of what a memory store holds about the user
+REQUEST_INPUT = "request-input"  # the origin category of an attribute a follow-up request rewrites
 ONE_ITEM_METHODS = frozenset({"get", "pop", "index", "count"})  # on the conversation: not its text
 
 

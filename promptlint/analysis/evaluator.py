@@ -22,6 +22,7 @@ from promptlint.analysis import templates
 from promptlint.analysis.derived import (
     DERIVED,
     ONE_ITEM_METHODS,
+    REQUEST_INPUT,
     RUN_STATE,
     assigned_names,
     derived_names,
@@ -1301,7 +1302,7 @@ class Evaluator:
             if isinstance(value, Unknown) and not value.hole.volatility.is_volatile and value.hole.origin is None:
                 method, stmt, module = follow_up
                 origin = Origin(module.location(stmt), f"`self.{attr}` extended with a new request by `{method}()`",
-                                "request-input", Volatility.UNKNOWN)
+                                REQUEST_INPUT, Volatility.UNKNOWN)
                 return Unknown(replace(value.hole, origin=origin))
             return value
         return self._instance_attribute(inst, attr, frame, where)
@@ -1359,7 +1360,7 @@ class Evaluator:
         if isinstance(value, Instance) and depth < 2:
             # A list of the held object that the holder's methods append to
             # (`self.state.items.append(x)`, the object a plain data class with no methods): kept too.
-            outer = {path.split(".", 1)[1] for klass in self.mro(info) for path in _appended_paths(klass)
+            outer = {path.split(".", 1)[1] for klass in self.mro(info) for path in _appended_attributes(klass)
                      if path.startswith(attr + ".")}
             return replace(value, attrs=tuple((name, self.as_kept(value.info, name, item, where, depth + 1)
                                                if name not in outer or not isinstance(item, Seq)
@@ -3115,7 +3116,8 @@ def _as_step(stmt: ast.Assign) -> ast.AugAssign | None:
 
 def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
     """The ``self.x`` lists a class appends to, each with whether a written-out message is appended
-    to it somewhere (then it holds the conversation, whatever its name)."""
+    to it somewhere (then it holds the conversation, whatever its name); and, as `x.y`, the lists
+    of an object it holds (`self.state.items.append(...)`)."""
     cached = klass.__dict__.get("_appended")
     if cached is not None:
         return cached
@@ -3124,7 +3126,7 @@ def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
         for node in nodes_of(method, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
                 path = _dotted(node.func.value)
-                if path and path.startswith("self.") and path.count(".") == 1:
+                if path and path.startswith("self.") and path.count(".") in (1, 2):
                     found[path[5:]] = found.get(path[5:], False) or any(_is_message_node(a) for a in node.args)
     klass.__dict__["_appended"] = found
     return found
@@ -3157,22 +3159,6 @@ def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, ast.stmt, An
                     found.setdefault(path[5:], (name, stmt, klass.module))
     klass.__dict__["_follow_up"] = found
     return found
-
-
-def _appended_paths(klass: ClassInfo) -> frozenset[str]:
-    """The ``self.x.y`` lists a class appends to: a list of an object it holds."""
-    cached = klass.__dict__.get("_appended_paths")
-    if cached is not None:
-        return cached
-    found = set()
-    for method in klass.methods.values():
-        for node in nodes_of(method, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
-                path = _dotted(node.func.value)
-                if path and path.startswith("self.") and path.count(".") == 2:
-                    found.add(path[5:])
-    klass.__dict__["_appended_paths"] = result = frozenset(found)
-    return result
 
 
 def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

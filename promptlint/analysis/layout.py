@@ -6,6 +6,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
+from promptlint.analysis.derived import REQUEST_INPUT
 from promptlint.analysis.templates import ROLE_NAMES, message_role
 from promptlint.analysis.values import (
     NONE,
@@ -322,10 +323,11 @@ def request_then_history(layout: PromptLayout, request_names: frozenset[str],
     turn. The rendered history grows at its end, so written first it is a prefix each turn shares
     with the next; after the new input it is part of no shared prefix. A value not named so (an
     agent's task, the same on every step of its loop; a role's name) may well be the same on
-    every call that shares the history: then the order costs nothing."""
+    every call that shares the history: then the order costs nothing, unless a method rewrites it
+    with a follow-up request while the conversation goes on (origin category ``REQUEST_INPUT``)."""
     found = input_then_fixed_text(layout, settings)
     if found is None or found.hole.is_history or not (_names_one_of(found.hole.expression, request_names)
-                                                      or found.hole.category == "request-input"):
+                                                      or found.hole.category == REQUEST_INPUT):
         return None
     segments = layout.segments()
     history = next((segment for part, segment in segments[found.index + 1:]

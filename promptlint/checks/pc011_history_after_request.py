@@ -41,8 +41,9 @@ a list that grows over the conversation: a list an object's own methods append t
 appends to, or one a framework renders, is not seen. The value before the transcript must be named like
 the request's new input (rules/prompt_sinks.yaml `request_inputs`, whole or as the end of a name:
 `question`, `user_message`, `context["current_user_message"]`): an agent's task or a role's name
-before its growing notes is the same on every step that grows them, and costs nothing there. A
-request input under another name is missed. A transcript that is cut to its last few messages slides and misses either way
+before its growing notes is the same on every step that grows them, and costs nothing there,
+unless a method of the object rewrites it from its parameter while it appends to the conversation
+(browser-use's `add_new_task`: a follow-up request). A request input under another name is missed. A transcript that is cut to its last few messages slides and misses either way
 (PC009 reports the cut); moving it first still keeps the fixed text before it cached. The size of
 the transcript is not known, so the estimate is a lower bound.
 
