@@ -981,6 +981,9 @@ def _seen_through_another(finding: Finding, findings: Iterable[Finding]) -> bool
                and other.call_site.location.path == site.location.path and other.call_site.function == site.function
                and other.volatile_source is not None and other.volatile_source.category != "request-derived"
                and other.volatile_source.volatility == finding.volatile_source.volatility
+               # A value a caller hands in (a tool's result in the caller's agent loop) is no copy
+               # of this function's own prompt: it has its own finding, and so does this one.
+               and other.volatile_source.location.path == site.location.path
                for other in findings)
 
 

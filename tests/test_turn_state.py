@@ -3,13 +3,17 @@ way to it (issue 14): a filter that drops the previous speaker, handed to a wrap
 it into the system prompt ahead of the transcript (microsoft/autogen's SelectorGroupChat in
 bench/wild); a project's own copy of a modelled message class; a variable rendered as a template
 (DB-GPT); the branch that sends the history (khoj); a client set after a `None` placeholder; a
-call the depth cut short, not reused for a caller with more depth left (swarms).
+call the depth cut short, not reused for a caller with more depth left (swarms); a tool's result
+in an agent loop, named like an observation, written into the system message through a helper
+that fills in a default when handed nothing (Qwen-Agent).
 
 When two branches send equally volatile text, one as a system message and the other as a user
 message (autogen sends the selector prompt as `SystemMessage` to OpenAI models, as `UserMessage` to
 the others), the join keeps the system message (`evaluator._telling`). No small program found so
 far needs that tie-break (where the message is built, an assembly point judges the system message
-already); bench/wild's autogen-03 does, and is lost without it."""
+already); bench/wild's autogen-03 does, and is lost without it. So do two of browser-use-02's steps
+(see that test) and Qwen-Agent's finding kept beside another whose value was made in another file
+(`engine._seen_through_another`)."""
 
 from __future__ import annotations
 
@@ -270,3 +274,26 @@ def test_a_follow_up_request_before_the_agents_history(tmp_path: Path) -> None:
 ''', "")
     assert once != FOLLOW_UP
     assert findings(write_tree(tmp_path / "once", once)) == []
+
+
+KNOWLEDGE_LOOP = 'import copy\nfrom openai import OpenAI\n\nclient = OpenAI()\n\nTEMPLATE = {"en": "# Knowledge Base\\n\\n{knowledge}", "zh": "# 知识库\\n\\n{knowledge}"}\n\n\nclass Base:\n    def _call_llm(self, messages):\n        return client.chat.completions.create(model="gpt-4o", messages=messages)\n\n    def _call_tool(self, name, args):\n        return self.tools[name].call(args)\n\n    def _add_knowledge(self, messages, lang="en", knowledge=""):\n        messages = copy.deepcopy(messages)\n        if not knowledge:\n            knowledge = self.store.lookup(messages)\n        prompt = TEMPLATE[lang].format(knowledge=knowledge)\n        if messages and messages[0]["role"] == "system":\n            messages[0]["content"] += "\\n\\n" + prompt\n        else:\n            messages = [{"role": "system", "content": prompt}] + messages\n        return messages\n\n\nclass LoopAgent(Base):\n    def run(self, messages, lang="en"):\n        original = messages\n        response = []\n        while True:\n            out = self._call_llm(messages + response)\n            response.append(out)\n            action, args = parse(out)\n            if action is None:\n                break\n            observation = self._call_tool(action, args)\n            messages = self._add_knowledge(original, lang=lang, knowledge=observation)\n            response.append({"role": "tool", "content": "see the system message"})\n\n\ndef parse(out):\n    return out.action, out.args\n'
+
+
+def test_a_tool_result_written_into_the_system_message_inside_the_agent_loop(tmp_path: Path) -> None:
+    """INVALID (Qwen-Agent's virtual-memory agent): each retrieval result, named `observation`
+    (rules/prompt_sinks.yaml observation_inputs), is written into the system message through a
+    helper that fills in its own lookup only when it is handed nothing (`if not knowledge:`), so the
+    next step's request changes at the system prompt. VALID twin: the result goes into the
+    conversation as a tool message, at its end."""
+    found = analyze([write_tree(tmp_path / "system", KNOWLEDGE_LOOP)],
+                    Config(root=tmp_path / "system", cache_dir=None), cwd=tmp_path / "system").findings
+    observed = [f for f in found if f.message.startswith("per-request observation `self._call_tool(action, args)`")]
+    assert [(f.location.line, f.rule) for f in observed] == [(38, "PC001")]
+    at_the_end = KNOWLEDGE_LOOP.replace(
+        "            messages = self._add_knowledge(original, lang=lang, knowledge=observation)\n"
+        "            response.append({\"role\": \"tool\", \"content\": \"see the system message\"})",
+        "            response.append({\"role\": \"tool\", \"content\": observation})")
+    assert at_the_end != KNOWLEDGE_LOOP
+    found = analyze([write_tree(tmp_path / "end", at_the_end)], Config(root=tmp_path / "end", cache_dir=None),
+                    cwd=tmp_path / "end").findings
+    assert not [f for f in found if "observation" in f.message]

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator
 from promptlint.analysis import templates
 from promptlint.analysis.derived import (
     DERIVED,
+    OBSERVED,
     ONE_ITEM_METHODS,
     REQUEST_INPUT,
     RUN_STATE,
@@ -415,6 +416,26 @@ class Evaluator:
         except (BudgetExceeded, RecursionError):
             pass
 
+    def step_observation(self, stmt: ast.Assign, value: Value, frame: Frame) -> Value:
+        """`observation = self._call_tool(action, args)` inside an agent loop: what a step's tool
+        or environment returned, named like an observation (rules/prompt_sinks.yaml
+        ``observation_inputs``), differs on every request the loop sends after it."""
+        if not frame.in_llm_loop or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name) \
+                or stmt.targets[0].id not in self.knowledge.observation_inputs \
+                or not isinstance(value, Unknown) or value.hole.volatility.is_volatile or value.hole.is_history \
+                or not nodes_of(stmt.value, ast.Call):
+            return value
+        name = stmt.targets[0].id
+        if name in frame.locals:
+            # Bound before: a name the loop carries from pass to pass, its state (read where the
+            # text is written, `_read_then_reassigned`), or one this pass already marked.
+            return value
+        where = frame.module.location(stmt.value)
+        origin = Origin(where, f"observed in `{name}`", OBSERVED, Volatility.PER_REQUEST)
+        return Unknown(Hole(Volatility.PER_REQUEST, frame.module.snippet(stmt.value), where, origin=origin,
+                            assumption=f"`{name}` is taken by its name to be what this step of the agent observed "
+                                       "(a tool's or the environment's result), so it changes with every step"))
+
     def bind_turn_state(self, method: ast.AST, frame: Frame) -> None:
         """A method that sends a request runs once per turn: what it carries on `self` to its next
         call (the attributes an agent loop's body would carry: `self.notes.append(answer)`, or
@@ -442,7 +463,8 @@ class Evaluator:
     def run_stmt(self, stmt: ast.stmt, frame: Frame) -> None:
         self.tick()
         if isinstance(stmt, ast.Assign):
-            value = self.kept_conversation(stmt, self.eval(stmt.value, frame), frame)
+            value = self.step_observation(stmt, self.kept_conversation(stmt, self.eval(stmt.value, frame), frame),
+                                          frame)
             for target in stmt.targets:
                 self.bind(target, value, frame)
         elif isinstance(stmt, ast.AnnAssign):
@@ -608,10 +630,16 @@ class Evaluator:
             setattr(stmt, GUARD_ATTRIBUTE, known)
         guard, first_call = known
         before = dict(frame.locals) if guard or stmt.orelse else None
+        # `if not knowledge: knowledge = retrieve(...)`: a default filled in when the value is
+        # empty; otherwise the value stays what it was, and that may be the volatile one.
+        defaulted = _defaulted_name(stmt)
+        kept = frame.locals.get(defaulted) if defaulted is not None else None
         outer_turn = frame.first_turn
         frame.first_turn = outer_turn or first_call
         self.run_block(stmt.body, frame)
         frame.first_turn = outer_turn
+        if kept is not None and most_volatile(kept) is not None and frame.locals.get(defaulted) is not kept:
+            frame.locals[defaulted] = _joined(frame.locals[defaulted], kept)
         if guard and before is not None and _rebound(before, frame.locals):
             for name, value in list(frame.locals.items()):
                 if name.startswith("self.") and before.get(name) is not value:
@@ -3437,6 +3465,26 @@ def _rebound(before: dict[str, Value], after: dict[str, Value]) -> bool:
     """Whether a name was bound again or added (identity, as run_branches compares): mostly
     not, and then this answers in C instead of a loop over every local."""
     return before.keys() != after.keys() or any(map(operator.is_not, before.values(), after.values()))
+
+
+def _defaulted_name(stmt: ast.If) -> str | None:
+    """The local an `if` without `else` fills in only when it is empty (`if not x: x = ...`,
+    `if x is None: x = ...`)."""
+    if stmt.orelse:
+        return None
+    test = stmt.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        name = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        name = test.left
+    else:
+        return None
+    if not isinstance(name, ast.Name):
+        return None
+    assigns = any(isinstance(target, ast.Name) and target.id == name.id
+                  for stmt_ in stmt.body if isinstance(stmt_, ast.Assign) for target in stmt_.targets)
+    return name.id if assigns else None
 
 
 def _guarded_attribute(test: ast.expr) -> str | None:
