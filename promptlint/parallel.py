@@ -328,17 +328,16 @@ class LayoutCollector:
 
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return
+        layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname, via)
         if frame.depth > 0 or frame.in_llm_loop:
             # A callee run for its caller: the caller's own user text is judged where it is written.
             # In a loop that calls an LLM, the message usually follows the history the loop grows.
             # Except a transcript after the request's content, all in this one message (PC011):
             # what comes before the message does not change that.
-            layout = user_turn_layout(what, text, frame.module.location(node), frame.qualname, via)
             if request_then_history(layout, self.knowledge.request_inputs) is not None:
                 self.add(layout)
             return
-        layout = self.with_conversation_derived(
-            user_turn_layout(what, text, frame.module.location(node), frame.qualname, via), frame)
+        layout = self.with_conversation_derived(layout, frame)
         # Most user messages are the input alone: kept when fixed text or the transcript follows it.
         if instructions_after_request(layout) is not None \
                 or request_then_history(layout, self.knowledge.request_inputs) is not None:

@@ -14,9 +14,11 @@ import operator
 import re
 import sys
 import time
+from collections.abc import Mapping as Mapping_
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from promptlint.analysis import templates
 from promptlint.analysis.derived import (
@@ -265,8 +267,12 @@ def _known_truth(value: Value) -> bool | None:
     return None
 
 
-def _slot_value(slot: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
-    """The argument of a wrapper slot (``s#0``, ``m=messages``): by position or by keyword."""
+T = TypeVar("T")
+
+
+def _slot_value(slot: str, args: Sequence[T], kwargs: Mapping_[str, T]) -> T | None:
+    """The argument of a wrapper slot (``s#0``, ``m=messages``): by position or by keyword (the
+    values of a call, or its syntax)."""
     if slot[1] == "#":
         index = int(slot[2:])
         return args[index] if index < len(args) else None
@@ -802,14 +808,9 @@ class Evaluator:
             slots = self.wrappers.get(called or "")
             if not slots:
                 continue
+            keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
             for slot in slots:
-                if slot[0] not in "su":
-                    continue
-                if slot[1] == "#":
-                    index = int(slot[2:])
-                    expr = call.args[index] if index < len(call.args) else None
-                else:
-                    expr = next((k.value for k in call.keywords if k.arg == slot[2:]), None)
+                expr = _slot_value(slot, call.args, keywords) if slot[0] in "su" else None
                 if expr is not None and (name := _text_name(expr)) is not None:
                     names.add(name)
         return names
