@@ -44,7 +44,7 @@ from promptlint.discover import is_test_path
 from promptlint.facts import FactsTask, file_facts
 from promptlint.internal import internal_error
 from promptlint.knowledge import Knowledge
-from promptlint.model import FileError, Hole, PromptLayout, Via
+from promptlint.model import FileError, Hole, Literal, PromptLayout, Via
 
 if TYPE_CHECKING:  # the evaluator and the process pool are imported when there is work for them:
     # a run answered from the cache starts faster without them (~45 ms of a ~1 s run)
@@ -359,12 +359,23 @@ class LayoutCollector:
             layout = mark_remembered(layout, self.knowledge.memory_names)
         location = layout.call.location
         key = (location, layout.parts, layout.settings)
-        call_key = (location.path, location.line, location.column)
+        # Counted per prompt source too: one client method sends every agent's template.
+        call_key = (location.path, location.line, location.column, _first_source(layout))
         if key in self._seen or self._per_call.get(call_key, 0) >= MAX_LAYOUTS_PER_CALL:
             return
         self._seen.add(key)
         self._per_call[call_key] = self._per_call.get(call_key, 0) + 1
         self.layouts.append(layout)
+
+
+def _first_source(layout: PromptLayout) -> str | None:
+    """The file the final user turn's first fixed text comes from (a prompt template), if any."""
+    for part in layout.parts:
+        if part.name == "final_user":
+            for segment in part.segments:
+                if isinstance(segment, Literal) and segment.location is not None:
+                    return segment.location.path
+    return None
 
 
 class Workspace:

@@ -283,6 +283,11 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def _is_placeholder(node: ast.expr) -> bool:
+    """`self.x = None` or `self.topic = ""` in a constructor: no value yet, one is set later."""
+    return isinstance(node, ast.Constant) and (node.value is None or node.value == "")
+
+
 def _type_filtered_out(generator: ast.comprehension, item: Value) -> bool:
     """``for m in messages if isinstance(m, dict)`` over a known item that provably is not of that
     type (an object of a class, a str): the filter drops it. A comprehension that keeps nothing is
@@ -428,8 +433,13 @@ class Evaluator:
         ``observation_inputs``), differs on every request the loop sends after it."""
         if not frame.in_llm_loop or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name) \
                 or stmt.targets[0].id not in self.knowledge.observation_inputs \
-                or not isinstance(value, Unknown) or value.hole.volatility.is_volatile or value.hole.is_history \
                 or not nodes_of(stmt.value, ast.Call):
+            return value
+        # A tool run the analysis could follow returns text too: an error message of one branch
+        # (`f"Tool {name} does not exist."`) stands for whatever the tool returned.
+        if isinstance(value, Unknown) and (value.hole.volatility.is_volatile or value.hole.is_history) \
+                or isinstance(value, Text) and most_volatile(value) is not None \
+                or not isinstance(value, (Unknown, Text)):
             return value
         name = stmt.targets[0].id
         if name in frame.locals:
@@ -635,6 +645,11 @@ class Evaluator:
             known = (guard, f"`{ast.unparse(stmt.test)}`" if guard and first_call_test(stmt.test) else None)
             setattr(stmt, GUARD_ATTRIBUTE, known)
         guard, first_call = known
+        if _never_taken(stmt.test, frame):
+            # `if not system: system = DEFAULT` with the caller's text known: the default is
+            # never used, and running the body would replace the real prompt with it.
+            self.run_block(stmt.orelse, frame)
+            return
         before = dict(frame.locals) if guard or stmt.orelse else None
         # `if not knowledge: knowledge = retrieve(...)`: a default filled in when the value is
         # empty; otherwise the value stays what it was, and that may be the volatile one.
@@ -849,6 +864,12 @@ class Evaluator:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
                 (func.value.id == "self" or isinstance(frame.locals.get(func.value.id), Instance)):
             return False  # a method may set attributes the caller reads next (a builder object)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
+                and isinstance(func.value.func, ast.Name) and func.value.func.id == "super":
+            # The base constructor sets what the object starts with (`self.messages = []`); a base
+            # method whose result is dropped is a framework's plumbing (pipecat's every processor
+            # ends `process_frame` with `await super().process_frame(...)`: a third more time).
+            return func.attr != "__init__"
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
                 and isinstance(func.value.value, ast.Name) and func.value.value.id == "self" \
                 and isinstance(frame.self_value, Instance) \
@@ -1183,7 +1204,17 @@ class Evaluator:
 
     def lookup_name(self, name: str, frame: Frame, node: ast.AST) -> Value:
         if name in frame.locals:
-            return frame.locals[name]
+            value = frame.locals[name]
+            if isinstance(value, Instance) and name != "self":
+                # `child = Convo(); child.messages = copy(...)`: what was set on the object since
+                # goes with it where it is handed on or returned.
+                prefix = name + "."
+                later = {k[len(prefix):]: v for k, v in frame.locals.items()
+                         if k.startswith(prefix) and "." not in k[len(prefix):]}
+                if later:
+                    kept = tuple((k, v) for k, v in value.attrs if k not in later)
+                    value = replace(value, attrs=(*kept, *later.items()))
+            return value
         module = frame.module
         if self._names_read is not None:
             self._names_read[module.path].add(name)
@@ -1363,8 +1394,15 @@ class Evaluator:
                 if _is_property(method):
                     return self.call_function(FuncVal(klass.module, method, f"{klass.qualname}.{attr}", inst),
                                               [], {}, frame, None)
+                if inst is None and _is_classmethod(method):
+                    # `Builder.fill(template, task)`: `cls` is the class, not the first argument.
+                    return FuncVal(klass.module, method, f"{klass.qualname}.{attr}", ClassVal(info))
                 return FuncVal(klass.module, method, f"{klass.qualname}.{attr}", inst)
             if attr in klass.class_attrs:
+                if _is_none(klass.class_attrs[attr]):
+                    stored = self.stored_attribute(klass, attr, frame, inst)
+                    if stored is not None and not isinstance(stored, NoneVal):
+                        return stored
                 return self.declared_attribute(klass, attr, frame, inst)
             stored = self.stored_attribute(klass, attr, frame, inst)
             if stored is not None:
@@ -1512,6 +1550,9 @@ class Evaluator:
                 return latest
         if isinstance(base, Seq) and isinstance(node.slice, ast.Slice):
             return _sliced(base, node.slice)
+        if isinstance(base, Text) and isinstance(node.slice, ast.Slice) and node.slice.step is None \
+                and node.slice.upper is None:
+            return base  # `line[indent:]`: what is left of a text after its first characters (its indent)
         if isinstance(base, Seq) and key is not None and key.lstrip("-").isdigit():
             found = _item(base, int(key))
             if found is not None:
@@ -1800,6 +1841,10 @@ class Evaluator:
     def eval_Call(self, node: ast.Call, frame: Frame) -> Value:
         func = node.func
         receiver: Value | None = None
+        parent = self.super_method(func, frame)
+        if parent is not None:
+            args, kwargs = self.eval_arguments(node, frame)
+            return self.call(parent, args, kwargs, frame, node)
         if isinstance(func, ast.Attribute):
             path = _dotted(func)
             if path and path in frame.locals:
@@ -1833,7 +1878,32 @@ class Evaluator:
         if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent \
                 and not self.sends_nothing(callee):
             self.handed_messages(node, kwargs["messages"], frame)
+        elif self.on_messages is not None and args and "messages" not in kwargs and id(node) not in self._sent \
+                and isinstance(callee, Instance):
+            # An object called directly with a message list (`self.model(messages)`, a model
+            # object's `__call__`, LangChain's `chat(messages)`): that list is the request.
+            self.handed_messages(node, args[0], frame)
         return self.lookup_result(node, result, args, kwargs, frame)
+
+    def super_method(self, func: ast.expr, frame: Frame) -> FuncVal | None:
+        """`super().name(...)` in a method: the next definition of `name` along the object's
+        classes after the one whose method runs, on the same object (what it sets on `self`, the
+        caller sees)."""
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call) \
+                or not isinstance(func.value.func, ast.Name) or func.value.func.id != "super" \
+                or not isinstance(frame.self_value, Instance):
+            return None
+        classes = self.mro(frame.self_value.info)
+        index = next((i for i, klass in enumerate(classes)
+                      if any(m is frame.function or f"{klass.qualname}.{name}" == frame.qualname
+                             for name, m in klass.methods.items())), None)
+        if index is None:
+            return None
+        for klass in classes[index + 1:]:
+            method = klass.methods.get(func.attr)
+            if method is not None:
+                return FuncVal(klass.module, method, f"{klass.qualname}.{func.attr}", frame.self_value)
+        return None
 
     def sends_nothing(self, callee: Value) -> bool:
         """A project function with a body of its own whose name reaches no LLM call (SuperAGI's
@@ -1942,6 +2012,11 @@ class Evaluator:
             return self.call_member(callee, args, kwargs, frame, node)
         if isinstance(callee, Ref):
             return self.call_external(callee.qualname, args, kwargs, frame, node)
+        if isinstance(callee, Instance):
+            # `obj(...)` runs `type(obj).__call__` (a client or template object used as a function)
+            method = self.class_attribute(callee.info, "__call__", frame, callee)
+            if isinstance(method, FuncVal):
+                return self.call_function(method, args, kwargs, frame, node)
         return _in_window_of(callee, unknown(frame.module.snippet(node) if node else "call",
                                              frame.module.location(node) if node else None))
 
@@ -3082,14 +3157,16 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
         return cached
     found: dict[str, tuple[str, Any, ast.stmt]] = {}
     for method_name, method in klass.methods.items():
+        receivers = ("self.", "cls.") if any(_dotted(d) == "classmethod" for d in method.decorator_list) else ("self.",)
         for stmt in nodes_of(method, (ast.Assign, ast.AnnAssign)):
             if stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
                     path = _dotted(target)
-                    if path and path.startswith("self.") and path.count(".") == 1:
+                    if path and path.startswith(receivers) and path.count(".") == 1:
+                        path = "self." + path.split(".", 1)[1]
                         kept = found.get(path[5:])
-                        if kept is None or _is_none(kept[2].value) and not _is_none(stmt.value):
+                        if kept is None or _is_placeholder(kept[2].value) and not _is_placeholder(stmt.value):
                             found[path[5:]] = (method_name, method, stmt)
     klass.__dict__["_assignments"] = found
     return found
@@ -3454,6 +3531,11 @@ def _is_main_guard(test: ast.expr) -> bool:
             and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
 
 
+def _is_classmethod(node: ast.AST) -> bool:
+    return any((path := _dotted(decorator)) is not None and path.split(".")[-1] == "classmethod"
+               for decorator in getattr(node, "decorator_list", []))
+
+
 def _is_property(node: ast.AST) -> bool:
     for decorator in getattr(node, "decorator_list", []):
         path = _dotted(decorator)
@@ -3466,6 +3548,33 @@ def _rebound(before: dict[str, Value], after: dict[str, Value]) -> bool:
     """Whether a name was bound again or added (identity, as run_branches compares): mostly
     not, and then this answers in C instead of a loop over every local."""
     return before.keys() != after.keys() or any(map(operator.is_not, before.values(), after.values()))
+
+
+def _never_taken(test: ast.expr, frame: Frame) -> bool:
+    """A test that is false for the values at hand: `not x` or `x is None` where `x` is known
+    non-empty text or a written-out list, and an `and` holding such a test. Read without
+    evaluating (a test's calls are not run twice)."""
+    if isinstance(test, ast.BoolOp):
+        tests = [_never_taken(value, frame) for value in test.values]
+        return any(tests) if isinstance(test.op, ast.And) else all(tests)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _surely_truthy(_local_value(test.operand, frame))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        value = _local_value(test.left, frame)
+        return isinstance(value, (Text, Seq, Mapping, Instance))
+    return False
+
+
+def _local_value(node: ast.expr, frame: Frame) -> Value | None:
+    name = node.id if isinstance(node, ast.Name) else _dotted(node) if isinstance(node, ast.Attribute) else None
+    return frame.locals.get(name) if name else None
+
+
+def _surely_truthy(value: Value | None) -> bool:
+    if isinstance(value, Text) and not isinstance(value, Number):
+        return any(isinstance(seg, Literal) and seg.text for seg in value.segs)
+    return isinstance(value, Seq) and any(not isinstance(item, Splice) for item in value.items)
 
 
 def _defaulted_name(stmt: ast.If) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import string
 from bisect import bisect_left, bisect_right
@@ -444,10 +445,37 @@ def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out:
             if target:
                 inner[target] = unknown(target, where)
             _jinja_nodes(ev, item.body, inner, out, slots, nodes, depth + 1)
+        elif isinstance(item, nodes.Include) and isinstance(item.template, nodes.Const) \
+                and isinstance(item.template.value, str):
+            _jinja_include(ev, item.template.value, scope, out, slots, depth)
         elif isinstance(item, nodes.Assign) and isinstance(item.target, nodes.Name):
             scope[item.target.name] = _jinja_expr(ev, item.node, scope, where, nodes)
         elif hasattr(item, "body") and isinstance(item.body, list):
             _jinja_nodes(ev, item.body, scope, out, slots, nodes, depth + 1)
+
+
+def _jinja_include(ev: "Evaluator", name: str, scope: dict[str, Value], out: list[Any], slots: _JinjaSlots,
+                   depth: int) -> None:
+    """`{% include "partials/x.prompt" %}`: the included file rendered in place with the same
+    context, looked up from the folders above the including template (a loader folder holds both)."""
+    from jinja2 import Environment, TemplateSyntaxError, nodes
+
+    if slots.path == "<template>":
+        return
+    here = (ev.project.cwd / slots.path).resolve().parent
+    for folder in (here, *here.parents):
+        if folder != ev.project.root and ev.project.root not in folder.parents:
+            break
+        text = ev.project.read_text_file(folder / name, MAX_TEMPLATE_BYTES)
+        if text is None:
+            continue
+        try:
+            tree = Environment().parse(text)
+        except TemplateSyntaxError:
+            return
+        inner = _JinjaSlots(text, Location(ev.project.display(folder / name), 1, 1, 1, 1))
+        _jinja_nodes(ev, tree.body, scope, out, inner, nodes, depth + 1)
+        return
 
 
 def _jinja_name(node: Any) -> str:
@@ -662,6 +690,26 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
     return unknown(frame.module.snippet(node), where)
 
 
+_MAX_LINES = 24  # the evaluator's MAX_UNROLL
+
+
+def _text_lines(text: Text) -> list[tuple]:
+    """A text's lines (a value stays in the line it is written in), each piece placed where it is."""
+    lines: list[list] = [[]]
+    for seg in text.segs:
+        if not isinstance(seg, Literal):
+            lines[-1].append(seg)
+            continue
+        start = 0
+        for index, part in enumerate(seg.text.split("\n")):
+            if index:
+                lines.append([])
+            if part:
+                lines[-1].append(Literal(part, sub_location(seg, start, len(part)) or seg.location))
+            start += len(part) + 1
+    return [tuple(line) for line in lines]
+
+
 def volatile_method(ev: "Evaluator", receiver: Unknown, name: str, args: list[Value]) -> Value:
     if name == "strftime" and args:
         return ev.refine_clock(receiver, literal_text(args[0]) or "")
@@ -680,6 +728,22 @@ def text_method(ev: "Evaluator", receiver: Text, name: str, args: list[Value], k
         return format_text(receiver, [], {k: v for k, v in args[0].entries if k}, "format")
     if name in END_METHODS:
         return _trim_ends(receiver, name, args)
+    if name == "splitlines" and not args:
+        lines = _text_lines(receiver)
+        if len(lines) > _MAX_LINES:
+            # Past what a loop is unrolled for, runs of lines stand for their lines (joined back
+            # with "\n" by a line-wise reformatting such as a dedent helper).
+            size = -(-len(lines) // _MAX_LINES)
+            grouped = []
+            for first in range(0, len(lines), size):
+                run: list = []
+                for index, line in enumerate(lines[first:first + size]):
+                    if index:
+                        run.append(Literal("\n", None))
+                    run.extend(line)
+                grouped.append(tuple(run))
+            lines = grouped
+        return Seq(tuple(Text(line) for line in lines))
     if name in ("upper", "lower", "title", "capitalize", "casefold", "expandtabs", "encode", "decode"):
         return Text(tuple(_map_literal(s, name, args) for s in receiver.segs))
     if name == "replace" and len(args) >= 2:
@@ -1072,6 +1136,27 @@ def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
     return unknown(frame.module.snippet(node) if node is not None else path, where)
 
 
+_SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", "site-packages"})
+
+
+def project_file_ending(ev: "Evaluator", name: str) -> Path | None:
+    """The only file under the project root whose path ends with ``name`` (a template's name
+    relative to a loader folder), or None."""
+    parts = Path(name).parts
+    if not parts or ".." in parts or Path(name).is_absolute():
+        return None
+    index = ev.project.__dict__.get("_files_by_name")
+    if index is None:
+        index = {}
+        for folder, dirs, files in os.walk(ev.project.root):
+            dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith(".")]
+            for file in files:
+                index.setdefault(file, []).append(Path(folder) / file)
+        ev.project.__dict__["_files_by_name"] = index
+    matches = [p for p in index.get(parts[-1], ()) if p.parts[-len(parts):] == parts]
+    return matches[0] if len(matches) == 1 else None
+
+
 def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Frame", node: ast.Call | None) -> Value:
     where = frame.module.location(node) if node is not None else None
     name = literal_text(args[0]) if args else None
@@ -1086,7 +1171,20 @@ def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Fra
         if loader.type.endswith("PackageLoader"):
             folders.append(lit(literal_text(loader.args[1]) if len(loader.args) > 1 else "templates"))
     if name is None:
+        found = _template_by_tail(ev, args[0] if args else None, folders, frame)
+        if found is not None:
+            return found
         return unknown("template", where, Volatility.STABLE)
+    if folders and all(literal_text(f) is None and not (isinstance(f, PathVal) and f.path is not None)
+                       for f in folders):
+        # Folders the app reads from its configuration at run time: the one project file whose
+        # path ends with the template's name is the template (none or several: unknown).
+        found_path = project_file_ending(ev, name)
+        if found_path is not None:
+            found = read_prompt_file(ev, PathVal(found_path), frame)
+            if found is not None:
+                text, path = found
+                return TemplateVal("jinja", (text, Location(ev.project.display(path), 1, 1, 1, 1)))
     for folder in folders or [lit(".")]:
         base = folder.path if isinstance(folder, PathVal) else (Path(literal_text(folder) or ".")
                                                                   if literal_text(folder) else None)
@@ -1097,6 +1195,42 @@ def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Fra
             text, path = found
             return TemplateVal("jinja", (text, Location(ev.project.display(path), 1, 1, 1, 1)))
     return unknown(f"template {name}", where, Volatility.STABLE)
+
+
+def _template_by_tail(ev: "Evaluator", name: Value | None, folders: list[Value], frame: "Frame") -> Value | None:
+    """``get_template(f"{self.model}/{name}.j2")``: a template name whose leading folder is chosen
+    at run time (a per-model prompt folder), the rest known. The loader's folders are listed for
+    ``*/rest``; one file found (or several with the same text) is the template."""
+    if not isinstance(name, Text) or not name.segs:
+        return None
+    tail: list[str] = []
+    for seg in reversed(name.segs):
+        if not isinstance(seg, Literal):
+            break
+        tail.insert(0, seg.text)
+    rest = "".join(tail)
+    head = name.segs[: len(name.segs) - len(tail)]
+    if not rest.startswith("/") or len(rest) < 3 or "*" in rest or "?" in rest or "[" in rest \
+            or any(isinstance(seg, Literal) and "/" in seg.text for seg in head):
+        return None  # only one unknown folder level, before a known file name
+    texts: dict[str, Path] = {}
+    for folder in folders:
+        base = folder.path if isinstance(folder, PathVal) else (Path(literal_text(folder)) if literal_text(folder) else None)
+        if base is None:
+            continue
+        base = base if base.is_absolute() else ev.project.root / base
+        try:
+            matches = sorted(base.glob("*" + rest))[:8]
+        except (OSError, ValueError):
+            continue
+        for match in matches:
+            found = read_prompt_file(ev, PathVal(match), frame)
+            if found is not None:
+                texts.setdefault(found[0], found[1])
+    if len(texts) != 1:
+        return None
+    (text, path), = texts.items()
+    return TemplateVal("jinja", (text, Location(ev.project.display(path), 1, 1, 1, 1)))
 
 
 def langchain_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwargs: dict[str, Value],

@@ -197,13 +197,21 @@ def _placed_in_message(hole: Hole, index: int, layout: PromptLayout) -> Hole:
     if content is None or hole.location is None or content.contains(hole.location):
         return hole
     text = _longest_text_after(layout.segments(), index)
-    if _written_above(hole.location, text):
+    if _written_above(hole.location, text) or _template_goes_on(layout, index, hole.location):
         return hole
     slot = next((step for step in reversed(hole.path) if step.description.startswith(FILLS_SLOT)), None)
-    if slot is not None and _written_above(slot.location, text):
+    if slot is not None and (_written_above(slot.location, text) or _template_goes_on(layout, index, slot.location)):
         content = slot.location  # the placeholder of a template filled with it, above its rules
     built = Step(hole.location, f"`{hole.expression}` is built here")
     return replace(hole, location=content, path=(built, *(s for s in hole.path if s is not slot)))
+
+
+def _template_goes_on(layout: PromptLayout, index: int, value: Location) -> bool:
+    """The template that holds the placeholder goes on with fixed text below it (the longest text
+    may come from a file it includes: `{% include "partials/coding_rules.prompt" %}`)."""
+    return any(position > index and part == "final_user" and isinstance(segment, Literal)
+               and len(segment.text.strip()) >= 32 and _written_above(value, segment.location)
+               for position, (part, segment) in enumerate(layout.segments()))
 
 
 def _longest_text_after(segments: tuple[tuple[str, Segment], ...], index: int) -> Location | None:

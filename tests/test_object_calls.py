@@ -1,0 +1,271 @@
+"""Objects called and filled the way real projects write them (issue 14): a model object called
+with the message list (smolagents' `self.model(messages)`, huggingface/smolagents in bench/wild),
+an attribute a constructor leaves empty (`self.topic = ""`) until a method sets it (camel's
+long-term memory), and a default a helper fills in only when it is handed nothing
+(`if not system: system = DEFAULT`, pr-agent's LiteLLM handler): with the caller's text known,
+the default is never used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from tests.conftest import write_tree
+
+
+def findings(root: Path) -> list[tuple[str, int, str, str]]:
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.path, f.location.line, f.rule, f.severity.value) for f in result.findings]
+
+
+MODEL = '''
+from openai import OpenAI
+
+
+class Model:
+    def __init__(self, model_id: str) -> None:
+        self.model_id = model_id
+        self.client = OpenAI()
+
+    def __call__(self, messages: list) -> str:
+        return self.generate(messages)
+
+    def generate(self, messages: list) -> str:
+        raise NotImplementedError
+'''
+
+INSPECTOR = '''
+from model import Model
+
+CAPTION = "You will write a short caption for this file, then answer the question that follows. " * 20
+
+
+class FileInspector:
+    def __init__(self, model: Model = None) -> None:
+        self.model = model
+
+    def forward(self, text: str, question: str) -> str:
+        messages = [
+            {"role": "system", "content": FIRST},
+            {"role": "user", "content": "Here is the complete file:\\n" + text},
+            {"role": "user", "content": "Now answer the question below.\\n" + question},
+        ]
+        return self.model(messages)
+'''
+
+
+def test_a_model_object_called_with_the_message_list(tmp_path: Path) -> None:
+    """INVALID: a tool hands its messages to a model object it holds (`self.model(messages)`);
+    the list is the request, so the question that opens the system message, ahead of the
+    caption rules and the file, is judged as in any request (an error, not the info an assembly
+    point with an assumed history gets). VALID twin: the question only in the last message."""
+    asked = write_tree(tmp_path / "asked", {
+        "model.py": MODEL, "inspector.py": INSPECTOR.replace("FIRST", 'CAPTION + "Question: " + question')})
+    assert ("inspector.py", 12, "PC001", "error") in findings(asked)
+    fixed = write_tree(tmp_path / "fixed", {"model.py": MODEL, "inspector.py": INSPECTOR.replace("FIRST", "CAPTION")})
+    assert [f for f in findings(fixed) if f[1] == 12] == []
+
+
+MEMORY = '''
+from openai import OpenAI
+
+client = OpenAI()
+SYSTEM = "You are a helpful assistant for the support team. Answer from the records only. " * 30
+
+
+class LongTermMemory:
+    def __init__(self, vector_store) -> None:
+        self.vector_store = vector_store
+        self.records = [{"role": "system", "content": SYSTEM}]
+        self.topic = EMPTY
+
+    def write(self, record: dict) -> None:
+        self.records.append(record)
+        if record["role"] == "user":
+            self.topic = record["content"]
+
+    def context(self) -> list:
+        hits = self.vector_store.search(self.topic, 3)
+        return self.records[:1] + hits + self.records[1:]
+
+
+class Agent:
+    def __init__(self, memory: LongTermMemory) -> None:
+        self.memory = memory
+
+    def step(self, text: str) -> str:
+        self.memory.write({"role": "user", "content": text})
+        reply = client.chat.completions.create(model="gpt-4o", messages=self.memory.context())
+        return reply.choices[0].message.content
+'''
+
+
+def test_an_attribute_left_empty_until_the_user_writes(tmp_path: Path) -> None:
+    """INVALID: the search key starts as `""` and each user message replaces it, so the records
+    found for it, spliced in right after the system message, change ahead of the history every
+    turn. The empty string is a placeholder, as `None` is (both twins are found)."""
+    for placeholder in ('""', "None"):
+        root = write_tree(tmp_path / (placeholder.strip('"') or "empty"), {"app.py": MEMORY.replace("EMPTY", placeholder)})
+        assert any(rule == "PC001" and line == 29 for _, line, rule, _ in findings(root)), placeholder
+
+
+HANDLER = '''
+from openai import OpenAI
+
+client = OpenAI()
+REVIEW = "You review pull requests. Report bugs, security issues and missing tests, with line numbers. " * 60
+
+
+def chat(system: str, user: str, model: str = "gpt-4o") -> str:
+    if "claude" in model and not system:
+        system = "No system prompt provided"
+    reply = client.chat.completions.create(model=model, messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": user}])
+    return reply.choices[0].message.content
+
+
+def review(diff: str) -> str:
+    return chat(SYSTEM, diff)
+'''
+
+
+def test_a_default_filled_in_only_for_an_empty_argument(tmp_path: Path) -> None:
+    """INVALID: the caller's system prompt opens with the clock; the handler's default replaces
+    the system prompt only when none is given, which never happens here, so the request carries
+    the caller's prompt and the clock is found where the caller writes it. VALID twin: the
+    caller's prompt without the clock."""
+    stamped = 'f"Today is {datetime.now()}.\\n" + REVIEW'
+    root = write_tree(tmp_path / "stamped", {"app.py": "from datetime import datetime\n" + HANDLER.replace("SYSTEM", stamped)})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [(f.location.line, f.rule, f.severity.value) for f in result.findings] == [(18, "PC001", "error")]
+    # The request itself is judged, with nothing after the system prompt but the user's diff
+    # (not a history assumed after a wrapper's system text).
+    assert "`openai.chat.completions` prompt" in result.findings[0].message
+    assert "conversation history" not in result.findings[0].message
+    plain = write_tree(tmp_path / "plain", {"app.py": HANDLER.replace("SYSTEM", "REVIEW")})
+    assert findings(plain) == []
+
+
+FILLER = '''
+import time
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Rules: be precise, cite the file and line of every change, and never invent an API. " * 60
+
+
+class PromptBuilder:
+    @classmethod
+    def fill(cls, prompt: str, task: str) -> str:
+        return prompt.replace("{task}", task)
+
+
+def run(template: str) -> str:
+    prompt = PromptBuilder.fill("Task: {task}\\n" + RULES, TASK)
+    return client.chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": prompt}])
+'''
+
+
+def test_a_classmethod_called_through_its_class(tmp_path: Path) -> None:
+    """INVALID: `PromptBuilder.fill(template, task)` binds `cls` to the class, so the template is
+    `prompt` and the stamped task fills its slot ahead of the rules (before, `cls` took the
+    template and the prompt came out as the task alone). VALID twin: a fixed task."""
+    stamped = write_tree(tmp_path / "stamped", {"app.py": FILLER.replace("TASK", 'f"step at {time.time()}"')})
+    assert [(line, rule, severity) for _, line, rule, severity in findings(stamped)] == [(15, "PC001", "error")]
+    fixed = write_tree(tmp_path / "fixed", {"app.py": FILLER.replace("TASK", '"review the diff"')})
+    assert findings(fixed) == []
+
+
+DEDENT = '''
+from datetime import datetime
+from openai import OpenAI
+
+RULES = "Always answer in English and cite the documents by their number. " * 80
+
+
+def dedent(text: str) -> str:
+    indent = len(text)
+    lines = text.splitlines()
+    for line in lines:
+        if line.strip():
+            indent = min(indent, len(line) - len(line.lstrip()))
+    return "\\n".join(line for line in [line[indent:].rstrip() for line in lines])
+
+
+def ask(question: str) -> str:
+    system = dedent(FIRST + RULES)
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_hand_written_dedent_keeps_the_lines(tmp_path: Path) -> None:
+    """INVALID: a project's own dedent helper splits the prompt into lines, cuts each line's
+    indent and joins them again (gpt-pilot's `Convo._dedent`); the clock stays in its line,
+    ahead of the rules. VALID twin: a fixed first line."""
+    stamped = write_tree(tmp_path / "stamped", {"app.py": DEDENT.replace("FIRST", 'f"Now: {datetime.now()}\\\\n"')})
+    assert [(line, rule, severity) for _, line, rule, severity in findings(stamped)] == [(17, "PC001", "error")]
+    fixed = write_tree(tmp_path / "fixed", {"app.py": DEDENT.replace("FIRST", '"You are a librarian.\\\\n"')})
+    assert findings(fixed) == []
+
+
+CONVERSATION = '''
+import time
+from openai import OpenAI
+
+RULES = "Write the code for one file at a time, keep it short, and never touch files you were not given. " * 50
+
+
+class Client:
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.client = OpenAI()
+
+    def __call__(self, convo: "Convo") -> str:
+        return self.client.chat.completions.create(model=self.model, messages=convo.messages)
+
+
+class Convo:
+    def __init__(self) -> None:
+        self.messages = []
+
+    def add(self, role: str, content: str) -> "Convo":
+        self.messages.append({"role": role, "content": content})
+        return self
+
+
+class AgentConvo(Convo):
+    def __init__(self, system_prompt: str) -> None:
+        super().__init__()
+        self.add("system", system_prompt)
+
+    def fork(self) -> "AgentConvo":
+        child = AgentConvo(RULES)
+        child.messages = list(self.messages)
+        return child
+
+
+def implement(file_name: str) -> str:
+    llm = Client("gpt-4o")
+    convo = AgentConvo(system_prompt=FIRST + RULES).fork()
+    convo.add("user", f"Write {file_name}.")
+    return llm(convo)
+'''
+
+
+def test_a_conversation_object_built_through_super_and_sent_by_a_callable_client(tmp_path: Path) -> None:
+    """INVALID: the conversation's list is made by the base class (`super().__init__()`), copied
+    into a fork (`child.messages = ...` on the new object, which is returned), and sent by a
+    client object called as a function (its `__call__`); the stamped system message is judged in
+    that request, ahead of the rules. VALID twin: no stamp."""
+    stamped = write_tree(tmp_path / "stamped", {"app.py": CONVERSATION.replace("FIRST", 'f"Session {time.time()}\\\\n"')})
+    result = analyze([stamped], Config(root=stamped, cache_dir=None), cwd=stamped)
+    assert [(f.location.line, f.rule, f.severity.value) for f in result.findings] == [(38, "PC001", "error")]
+    # Judged in the request the client sends, whose messages are known (before: at the system
+    # message's dict, with a history assumed after it).
+    assert "`openai.chat.completions` prompt" in result.findings[0].message
+    assert "conversation history" not in result.findings[0].message
+    fixed = write_tree(tmp_path / "fixed", {"app.py": CONVERSATION.replace("FIRST", '"You are a developer.\\\\n"')})
+    assert findings(fixed) == []

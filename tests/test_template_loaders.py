@@ -1,0 +1,152 @@
+"""Prompt templates reached the way real projects load them (issue 14): an agent's conversation
+renders `<agent>/<name>.prompt` through a loader whose folders come from the configuration, with
+partials pulled in by `{% include %}` (Pythagora-io/gpt-pilot in bench/wild), and a loader whose
+name starts with a folder chosen at run time (`f"{self.model}/extract.j2"`, Skyvern-AI/skyvern).
+Each INVALID program has a VALID twin that differs only in the bust."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from tests.conftest import write_tree
+
+RULES = "".join(f"{n}. Write relative paths, keep each file short and never create folders by hand.\n"
+                for n in range(1, 90))
+
+
+def findings(root: Path) -> list[tuple[str, int, str, str]]:
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.path, f.location.line, f.rule, f.severity.value) for f in result.findings]
+
+
+CONFIGURED_LOADER = '''
+import json
+from jinja2 import Environment, FileSystemLoader
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def settings() -> dict:
+    with open("settings.json") as handle:
+        return json.load(handle)
+
+
+class Prompts:
+    loader = None
+
+    @classmethod
+    def load(cls) -> None:
+        if cls.loader is None:
+            cls.loader = Environment(loader=FileSystemLoader(settings()["prompt_dirs"]))
+
+    @classmethod
+    def render(cls, name: str, **values) -> str:
+        cls.load()
+        return cls.loader.get_template(f"developer/{name}.prompt").render(**values)
+
+
+def implement(file_name: str) -> str:
+    text = Prompts.render("implement", file_name=file_name)
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "You are a careful developer."}, {"role": "user", "content": text}])
+'''
+
+IMPLEMENT = '''You are writing one file of the project.
+FIRST
+Follow each of the rules below exactly as it is written:
+{% include "partials/rules.prompt" %}
+'''
+
+
+def test_a_template_from_configured_folders_with_an_included_partial(tmp_path: Path) -> None:
+    """INVALID: the loader's folders are read from settings at run time, so the template is the
+    one project file whose path ends with the name asked for; the file being written opens the
+    message, and the rules pulled in by `{% include %}` follow it, sent again for every file:
+    PC010 at the placeholder (the include is rendered in place; it was dropped). VALID twin:
+    the file name after the rules."""
+    files = {"app.py": CONFIGURED_LOADER, "prompts/partials/rules.prompt": RULES}
+    first = write_tree(tmp_path / "first", {
+        **files, "prompts/developer/implement.prompt": IMPLEMENT.replace("FIRST", "Write {{ file_name }} now.")})
+    assert findings(first) == [("prompts/developer/implement.prompt", 2, "PC010", "warning")]
+    last = write_tree(tmp_path / "last", {
+        **files, "prompts/developer/implement.prompt": IMPLEMENT.replace("FIRST", "") + "Write {{ file_name }} now.\n"})
+    assert findings(last) == []
+
+
+MODEL_FOLDER = '''
+import time
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class PromptEngine:
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.env = Environment(loader=FileSystemLoader(Path(__file__).parent / "prompts"))
+
+    def load_prompt(self, template: str, **values) -> str:
+        return self.env.get_template(f"{self.model}/{template}.j2").render(**values)
+
+
+def step(engine: PromptEngine, history: list) -> str:
+    system = engine.load_prompt("extract-action", now=time.time())
+    return client.chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": system}, *history])
+'''
+
+
+def test_a_template_in_a_folder_chosen_at_run_time(tmp_path: Path) -> None:
+    """INVALID: the prompt folder is the model's name, known only at run time; the one
+    `*/extract-action.j2` under the loader's folder is the template, and its clock opens the
+    system message ahead of the rules and the history. VALID twin: no clock in the template."""
+    stamped = write_tree(tmp_path / "stamped", {
+        "app.py": MODEL_FOLDER, "prompts/skyvern/extract-action.j2": "Now: {{ now }}\n" + RULES})
+    assert ("prompts/skyvern/extract-action.j2", 1, "PC001", "error") in findings(stamped)
+    plain = write_tree(tmp_path / "plain", {"app.py": MODEL_FOLDER, "prompts/skyvern/extract-action.j2": RULES})
+    assert findings(plain) == []
+
+
+def test_two_folders_with_different_templates_of_that_name_stay_unknown(tmp_path: Path) -> None:
+    """VALID: two model folders hold different `extract-action.j2` files; which one is used is
+    not known, so neither is judged (no guess)."""
+    root = write_tree(tmp_path, {"app.py": MODEL_FOLDER, "prompts/skyvern/extract-action.j2": "Now: {{ now }}\n" + RULES,
+                                 "prompts/openai/extract-action.j2": RULES + "Now: {{ now }}\n"})
+    assert [f for f in findings(root) if f[0].endswith(".j2")] == []
+
+
+HUB = '''
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader
+from openai import OpenAI
+
+client = OpenAI()
+PROMPTS = Environment(loader=FileSystemLoader(Path(__file__).parent / "prompts"))
+
+
+def send(text: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "You are a careful developer."}, {"role": "user", "content": text}])
+'''
+
+
+def test_every_template_sent_through_one_client_is_judged(tmp_path: Path) -> None:
+    """INVALID: twelve agent classes share one base method that renders the agent's own template
+    (the task first, the rules after) and sends it through one client method. The cap on
+    layouts kept per call site counts per template, so each agent's template is judged (before,
+    the first eight took the call site's quota and the rest went unjudged)."""
+    base = ("\n\nclass Agent:\n    agent_type = \"agent_0\"\n\n    def work(self, task: str) -> str:\n"
+            "        return send(PROMPTS.get_template(f\"{self.agent_type}.j2\").render(task=task))\n")
+    agents = "".join(f"\n\nclass Agent{n}(Agent):\n    agent_type = \"agent_{n}\"\n" for n in range(1, 12))
+    templates = {f"prompts/agent_{n}.j2": f"Agent {n}. Task: {{{{ task }}}}\nFollow each of the rules below exactly.\n{RULES}"
+                 for n in range(12)}
+    root = write_tree(tmp_path, {"app.py": HUB + base + agents, **templates})
+    judged = {path for path, _, rule, _ in findings(root) if rule == "PC010"}
+    assert judged == set(templates)
