@@ -3,7 +3,10 @@ with the message list (smolagents' `self.model(messages)`, huggingface/smolagent
 an attribute a constructor leaves empty (`self.topic = ""`) until a method sets it (camel's
 long-term memory), and a default a helper fills in only when it is handed nothing
 (`if not system: system = DEFAULT`, pr-agent's LiteLLM handler): with the caller's text known,
-the default is never used."""
+the default is never used. Also the conversation objects gpt-pilot builds (a base class's
+constructor through `super()`, a fork returned with its copied messages, a client object called as
+a function), a classmethod called through its class, a hand-written dedent helper, and PC003 left
+quiet where a set's order follows text that changes on every call (sweep)."""
 
 from __future__ import annotations
 
@@ -269,3 +272,29 @@ def test_a_conversation_object_built_through_super_and_sent_by_a_callable_client
     assert "conversation history" not in result.findings[0].message
     fixed = write_tree(tmp_path / "fixed", {"app.py": CONVERSATION.replace("FIRST", '"You are a developer.\\\\n"')})
     assert findings(fixed) == []
+
+
+ASKED = '''
+import time
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Answer only from the search results, and cite each result you use by its number. " * 40
+
+
+def step(question: str, asked: list) -> str:
+    note = FIRST + "Already asked: " + ", ".join(set(asked)) + "\\n" + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": note}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_set_order_after_text_that_changes_on_every_call(tmp_path: Path) -> None:
+    """VALID for PC003: the set of questions asked so far comes after the step's clock, which
+    changes the prompt on every call already (PC001 reports the clock); the set's order costs
+    nothing more (sweep's question answerer, judged false in bench/wild). INVALID twin: the set
+    first, ahead of the rules, is a warning."""
+    stamped = write_tree(tmp_path / "stamped", {"app.py": ASKED.replace("FIRST", 'f"Step at {time.time()}. "')})
+    assert [rule for _, _, rule, _ in findings(stamped)] == ["PC001"]
+    fixed = write_tree(tmp_path / "fixed", {"app.py": ASKED.replace("FIRST", '"Step. "')})
+    assert [(rule, severity) for _, _, rule, severity in findings(fixed)] == [("PC003", "warning")]

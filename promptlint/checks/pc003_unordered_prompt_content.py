@@ -32,7 +32,9 @@ At an assembly point with only a short known tail after it (a "new tools availab
 in the history) the finding is `info`, and so is a set's order in a Jupyter notebook (all its
 calls run in one kernel process, so they share one order). A set comprehension that provably
 keeps nothing (`{m["f"] for m in msgs if isinstance(m, dict)}` over objects of a class) has one
-order and is not reported.
+order and is not reported, and neither is a set's or a listing's order after text that already
+changes on every call (a step's search results, then the set of questions asked so far): the
+prompt differs there anyway, so the order costs nothing more.
 
 ## Fix safety
 For set iteration and directory listings `--fix` wraps the iterable in `sorted(...)` (safe: the
@@ -52,6 +54,10 @@ from promptlint.checks.base import (
     volatile_holes,
 )
 from promptlint.model import Finding, PromptLayout, Severity, Volatility
+
+# Orders that hold for a whole process or machine (a set's hash order, a directory listing, a
+# dict's insertion order), unlike a shuffle that changes on every call.
+PER_PROCESS_ORDERS = frozenset({"set-order", "dir-order", "json-order"})
 
 
 class UnorderedPromptContent(Rule):
@@ -108,10 +114,18 @@ def ask(question: str):
     ]
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
+        changed_before = False  # the prompt already differs on every call before this point
         for index, part, hole in volatile_holes(layout):
+            earlier_change = changed_before
+            changed_before = changed_before or hole.volatility is Volatility.PER_REQUEST \
+                or hole.volatility is Volatility.ORDER_UNSTABLE and hole.category not in PER_PROCESS_ORDERS
             if part == "tools" or hole.volatility is not Volatility.ORDER_UNSTABLE:
                 continue
             if hole.category == "json-order":
+                continue
+            if earlier_change and hole.category in PER_PROCESS_ORDERS:
+                # One order per process after text that changes on every call (this step's search
+                # results, then the set of questions asked so far): the order costs nothing more.
                 continue
             after = stable_after(layout, index)
             if not after.matters(context):
