@@ -53,7 +53,7 @@ from promptlint.checks.base import (
     stable_after,
     volatile_holes,
 )
-from promptlint.model import Finding, PromptLayout, Severity, Volatility
+from promptlint.model import Finding, Hole, PromptLayout, Severity, Volatility
 
 # Orders that hold for a whole process or machine (a set's hash order, a directory listing, a
 # dict's insertion order), unlike a shuffle that changes on every call.
@@ -114,16 +114,12 @@ def ask(question: str):
     ]
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
-        changed_before = False  # the prompt already differs on every call before this point
         for index, part, hole in volatile_holes(layout):
-            earlier_change = changed_before
-            changed_before = changed_before or hole.volatility is Volatility.PER_REQUEST \
-                or hole.volatility is Volatility.ORDER_UNSTABLE and hole.category not in PER_PROCESS_ORDERS
             if part == "tools" or hole.volatility is not Volatility.ORDER_UNSTABLE:
                 continue
             if hole.category == "json-order":
                 continue
-            if earlier_change and hole.category in PER_PROCESS_ORDERS:
+            if hole.category in PER_PROCESS_ORDERS and _changed_before(layout, index, part):
                 # One order per process after text that changes on every call (this step's search
                 # results, then the set of questions asked so far): the order costs nothing more.
                 continue
@@ -149,3 +145,12 @@ def ask(question: str):
                 severity = Severity.INFO
                 message += "; a notebook runs in one kernel process, so its calls share one order (info)"
             yield self.finding(layout, layout_index, index, hole, severity, message)
+
+
+def _changed_before(layout: PromptLayout, index: int, part: str) -> bool:
+    """Whether the message holding segment ``index`` already holds, before it, a value that changes
+    on every call (a clock, a step's results, a shuffle)."""
+    return any(name == part and isinstance(segment, Hole) and (
+        segment.volatility is Volatility.PER_REQUEST
+        or segment.volatility is Volatility.ORDER_UNSTABLE and segment.category not in PER_PROCESS_ORDERS)
+        for name, segment in layout.segments()[:index])
