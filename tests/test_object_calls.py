@@ -23,6 +23,23 @@ def findings(root: Path) -> list[tuple[str, int, str, str]]:
     return [(f.location.path, f.location.line, f.rule, f.severity.value) for f in result.findings]
 
 
+def twins(tmp_path: Path, program: str, marker: str, invalid: str, valid: str) -> list[tuple[int, str, str]]:
+    """(line, rule, severity) of the findings on the INVALID program; its VALID twin has none."""
+    fixed = write_tree(tmp_path / "valid", {"app.py": program.replace(marker, valid)})
+    assert findings(fixed) == []
+    stamped = write_tree(tmp_path / "invalid", {"app.py": program.replace(marker, invalid)})
+    return [(line, rule, severity) for _, line, rule, severity in findings(stamped)]
+
+
+def judged_in_the_request(root: Path, line: int) -> None:
+    """One PC001 error at ``line``, judged on the request the client sends, whose messages are all
+    known: no conversation history is assumed after them."""
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [(f.location.line, f.rule, f.severity.value) for f in result.findings] == [(line, "PC001", "error")]
+    assert "`openai.chat.completions` prompt" in result.findings[0].message
+    assert "conversation history" not in result.findings[0].message
+
+
 MODEL = '''
 from openai import OpenAI
 
@@ -141,12 +158,7 @@ def test_a_default_filled_in_only_for_an_empty_argument(tmp_path: Path) -> None:
     caller's prompt without the clock."""
     stamped = 'f"Today is {datetime.now()}.\\n" + REVIEW'
     root = write_tree(tmp_path / "stamped", {"app.py": "from datetime import datetime\n" + HANDLER.replace("SYSTEM", stamped)})
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    assert [(f.location.line, f.rule, f.severity.value) for f in result.findings] == [(18, "PC001", "error")]
-    # The request itself is judged, with nothing after the system prompt but the user's diff
-    # (not a history assumed after a wrapper's system text).
-    assert "`openai.chat.completions` prompt" in result.findings[0].message
-    assert "conversation history" not in result.findings[0].message
+    judged_in_the_request(root, 18)  # before: after a wrapper's system text, a history assumed
     plain = write_tree(tmp_path / "plain", {"app.py": HANDLER.replace("SYSTEM", "REVIEW")})
     assert findings(plain) == []
 
@@ -175,10 +187,7 @@ def test_a_classmethod_called_through_its_class(tmp_path: Path) -> None:
     """INVALID: `PromptBuilder.fill(template, task)` binds `cls` to the class, so the template is
     `prompt` and the stamped task fills its slot ahead of the rules (before, `cls` took the
     template and the prompt came out as the task alone). VALID twin: a fixed task."""
-    stamped = write_tree(tmp_path / "stamped", {"app.py": FILLER.replace("TASK", 'f"step at {time.time()}"')})
-    assert [(line, rule, severity) for _, line, rule, severity in findings(stamped)] == [(15, "PC001", "error")]
-    fixed = write_tree(tmp_path / "fixed", {"app.py": FILLER.replace("TASK", '"review the diff"')})
-    assert findings(fixed) == []
+    assert twins(tmp_path, FILLER, "TASK", 'f"step at {time.time()}"', '"review the diff"') == [(15, "PC001", "error")]
 
 
 DEDENT = '''
@@ -208,10 +217,8 @@ def test_a_hand_written_dedent_keeps_the_lines(tmp_path: Path) -> None:
     """INVALID: a project's own dedent helper splits the prompt into lines, cuts each line's
     indent and joins them again (gpt-pilot's `Convo._dedent`); the clock stays in its line,
     ahead of the rules. VALID twin: a fixed first line."""
-    stamped = write_tree(tmp_path / "stamped", {"app.py": DEDENT.replace("FIRST", 'f"Now: {datetime.now()}\\\\n"')})
-    assert [(line, rule, severity) for _, line, rule, severity in findings(stamped)] == [(17, "PC001", "error")]
-    fixed = write_tree(tmp_path / "fixed", {"app.py": DEDENT.replace("FIRST", '"You are a librarian.\\\\n"')})
-    assert findings(fixed) == []
+    assert twins(tmp_path, DEDENT, "FIRST", 'f"Now: {datetime.now()}\\\\n"', '"You are a librarian.\\\\n"') \
+        == [(17, "PC001", "error")]
 
 
 CONVERSATION = '''
@@ -264,12 +271,7 @@ def test_a_conversation_object_built_through_super_and_sent_by_a_callable_client
     client object called as a function (its `__call__`); the stamped system message is judged in
     that request, ahead of the rules. VALID twin: no stamp."""
     stamped = write_tree(tmp_path / "stamped", {"app.py": CONVERSATION.replace("FIRST", 'f"Session {time.time()}\\\\n"')})
-    result = analyze([stamped], Config(root=stamped, cache_dir=None), cwd=stamped)
-    assert [(f.location.line, f.rule, f.severity.value) for f in result.findings] == [(38, "PC001", "error")]
-    # Judged in the request the client sends, whose messages are known (before: at the system
-    # message's dict, with a history assumed after it).
-    assert "`openai.chat.completions` prompt" in result.findings[0].message
-    assert "conversation history" not in result.findings[0].message
+    judged_in_the_request(stamped, 38)  # before: at the system message's dict, a history assumed
     fixed = write_tree(tmp_path / "fixed", {"app.py": CONVERSATION.replace("FIRST", '"You are a developer.\\\\n"')})
     assert findings(fixed) == []
 
