@@ -150,3 +150,13 @@ def test_every_template_sent_through_one_client_is_judged(tmp_path: Path) -> Non
     root = write_tree(tmp_path, {"app.py": HUB + base + agents, **templates})
     judged = {path for path, _, rule, _ in findings(root) if rule == "PC010"}
     assert judged == set(templates)
+
+
+def test_a_template_that_includes_itself_is_rendered_once(tmp_path: Path) -> None:
+    """Hostile input: two partials that include each other (twice each, which would double on
+    every level) end the analysis normally, with the clock still found."""
+    app = MODEL_FOLDER.replace('f"{self.model}/{template}.j2"', 'f"{template}.j2"')
+    root = write_tree(tmp_path, {
+        "app.py": app, "prompts/extract-action.j2": 'Now: {{ now }}\n{% include "a.j2" %}\n' + RULES,
+        "prompts/a.j2": '{% include "b.j2" %}{% include "b.j2" %}', "prompts/b.j2": '{% include "a.j2" %}{% include "a.j2" %}'})
+    assert ("prompts/extract-action.j2", 1, "PC001", "error") in findings(root)

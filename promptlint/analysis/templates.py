@@ -469,12 +469,20 @@ def _jinja_include(ev: "Evaluator", name: str, scope: dict[str, Value], out: lis
         text = ev.project.read_text_file(folder / name, MAX_TEMPLATE_BYTES)
         if text is None:
             continue
+        path = (folder / name).resolve()
+        including: set[Path] = ev.__dict__.setdefault("_jinja_including", set())
+        if path in including:
+            return  # a template that includes itself, directly or not: rendered once
         try:
             tree = Environment().parse(text)
         except TemplateSyntaxError:
             return
         inner = _JinjaSlots(text, Location(ev.project.display(folder / name), 1, 1, 1, 1))
-        _jinja_nodes(ev, tree.body, scope, out, inner, nodes, depth + 1)
+        including.add(path)
+        try:
+            _jinja_nodes(ev, tree.body, scope, out, inner, nodes, depth + 1)
+        finally:
+            including.discard(path)
         return
 
 
@@ -1219,6 +1227,8 @@ def _template_by_tail(ev: "Evaluator", name: Value | None, folders: list[Value],
         if base is None:
             continue
         base = base if base.is_absolute() else ev.project.root / base
+        if base != ev.project.root and ev.project.root not in base.resolve().parents:
+            continue  # only the project's own folders are listed
         try:
             matches = sorted(base.glob("*" + rest))[:8]
         except (OSError, ValueError):
