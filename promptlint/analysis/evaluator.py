@@ -3157,7 +3157,7 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
         return cached
     found: dict[str, tuple[str, Any, ast.stmt]] = {}
     for method_name, method in klass.methods.items():
-        receivers = ("self.", "cls.") if any(_dotted(d) == "classmethod" for d in method.decorator_list) else ("self.",)
+        receivers = ("self.", "cls.") if _is_classmethod(method) else ("self.",)  # `cls.loader = ...` sets it too
         for stmt in nodes_of(method, (ast.Assign, ast.AnnAssign)):
             if stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
