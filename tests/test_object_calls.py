@@ -300,3 +300,17 @@ def test_a_set_order_after_text_that_changes_on_every_call(tmp_path: Path) -> No
     assert [rule for _, _, rule, _ in findings(stamped)] == ["PC001"]
     fixed = write_tree(tmp_path / "fixed", {"app.py": ASKED.replace("FIRST", '"Step. "')})
     assert [(rule, severity) for _, _, rule, severity in findings(fixed)] == [("PC003", "warning")]
+
+
+def test_a_branch_under_a_false_flag_still_runs(tmp_path: Path) -> None:
+    """INVALID: `if not cached:` with `cached = False` is taken (a bool literal is no non-empty
+    text): the stamped prompt it builds is judged."""
+    program = HANDLER.replace('''def review(diff: str) -> str:
+    return chat(SYSTEM, diff)''', '''def review(diff: str) -> str:
+    cached = False
+    system = REVIEW
+    if not cached:
+        system = f"Today is {datetime.now()}.\\\\n" + REVIEW
+    return chat(system, diff)''')
+    root = write_tree(tmp_path, {"app.py": "from datetime import datetime\n" + program})
+    assert any(rule == "PC001" for _, _, rule, _ in findings(root))

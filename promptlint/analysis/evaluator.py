@@ -43,6 +43,7 @@ from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.summaries import first_call_test
 from promptlint.analysis.values import (
+    MAX_UNROLL,
     BUILT_ON,
     NONE,
     ClassVal,
@@ -85,7 +86,6 @@ STORED_DEPTH = 1  # where a stored attribute's value is evaluated (stored_attrib
 MAX_STORED_LOCALS = 8  # locals a stored attribute's value is evaluated with (bind_locals_used)
 PASSED_TO = "system text passed to "  # what an inferred wrapper's system slot is judged as (see engine)
 COVERING_DEPTH = 2  # MAX_DEPTH minus reach.MAX_HOPS: from here, every reaching callee is still run
-MAX_UNROLL = 24
 STEP_BUDGET = 20_000  # evaluation steps per entry point: a guard against pathological code
 TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R", "%s", "%r")
 
@@ -255,7 +255,8 @@ def _is_role_access(node: ast.expr) -> bool:
 
 
 def _known_truth(value: Value) -> bool | None:
-    """The truth of a flag whose value is known: None, a bool literal, a number; else None."""
+    """The truth of a value known enough: None, a bool literal, a number, text with some fixed
+    characters, a list with a written-out item; else None."""
     if isinstance(value, NoneVal):
         return False
     if isinstance(value, Number):
@@ -263,7 +264,11 @@ def _known_truth(value: Value) -> bool | None:
         return None if text is None else text not in ("0", "0.0")
     if isinstance(value, Text):
         text = literal_text(value)
-        return {"True": True, "False": False}.get(text or "")
+        if text in ("True", "False"):
+            return text == "True"
+        return True if any(isinstance(seg, Literal) and seg.text for seg in value.segs) else None
+    if isinstance(value, Seq) and any(not isinstance(item, Splice) for item in value.items):
+        return True
     return None
 
 
@@ -1207,7 +1212,8 @@ class Evaluator:
             value = frame.locals[name]
             if isinstance(value, Instance) and name != "self":
                 # `child = Convo(); child.messages = copy(...)`: what was set on the object since
-                # goes with it where it is handed on or returned.
+                # goes with it where it is handed on or returned. (Written through to the object
+                # where it is set instead, a gpt-researcher finding was lost: kept as a read.)
                 prefix = name + "."
                 later = {k[len(prefix):]: v for k, v in frame.locals.items()
                          if k.startswith(prefix) and "." not in k[len(prefix):]}
@@ -1429,16 +1435,12 @@ class Evaluator:
             # (`self.state.items.append(x)`, the object a plain data class with no methods): kept too.
             outer = {path.split(".", 1)[1] for klass in self.mro(info) for path in _appended_attributes(klass)
                      if path.startswith(attr + ".")}
-            return replace(value, attrs=tuple((name, self.as_kept(value.info, name, item, where, depth + 1)
-                                               if name not in outer or not isinstance(item, Seq)
-                                               or any(isinstance(i, Splice) for i in item.items)
-                                               else Seq((*item.items, Splice(Hole(Volatility.UNKNOWN,
-                                                   f"self.{attr}.{name}", where, is_history=True))), item.order))
-                                              for name, item in value.attrs))
-        if not isinstance(value, Seq) or any(isinstance(item, Splice) for item in value.items) \
-                or not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
+            return replace(value, attrs=tuple(
+                (name, _grown(item, f"self.{attr}.{name}", where) if name in outer and isinstance(item, Seq)
+                 else self.as_kept(value.info, name, item, where, depth + 1)) for name, item in value.attrs))
+        if not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
             return value
-        return Seq((*value.items, Splice(Hole(Volatility.UNKNOWN, f"self.{attr}", where, is_history=True))), value.order)
+        return _grown(value, f"self.{attr}", where)
 
     def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         """A ``self.attr = ...`` made in some method: state kept on the object; when that is a
@@ -1894,6 +1896,8 @@ class Evaluator:
                 or not isinstance(frame.self_value, Instance):
             return None
         classes = self.mro(frame.self_value.info)
+        # The class whose method runs: by the function (a method run as an entry or a call), or by
+        # the frame's name (a constructor run for `Class(...)` has no function on its frame).
         index = next((i for i, klass in enumerate(classes)
                       if any(m is frame.function or f"{klass.qualname}.{name}" == frame.qualname
                              for name, m in klass.methods.items())), None)
@@ -3531,6 +3535,13 @@ def _is_main_guard(test: ast.expr) -> bool:
             and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
 
 
+def _grown(value: Value, expression: str, where: Location | None) -> Value:
+    """A list as earlier calls left it: its first items, then a run of what they appended."""
+    if not isinstance(value, Seq) or any(isinstance(item, Splice) for item in value.items):
+        return value
+    return Seq((*value.items, Splice(Hole(Volatility.UNKNOWN, expression, where, is_history=True))), value.order)
+
+
 def _is_classmethod(node: ast.AST) -> bool:
     return any((path := _dotted(decorator)) is not None and path.split(".")[-1] == "classmethod"
                for decorator in getattr(node, "decorator_list", []))
@@ -3551,50 +3562,46 @@ def _rebound(before: dict[str, Value], after: dict[str, Value]) -> bool:
 
 
 def _never_taken(test: ast.expr, frame: Frame) -> bool:
-    """A test that is false for the values at hand: `not x` or `x is None` where `x` is known
-    non-empty text or a written-out list, and an `and` holding such a test. Read without
+    """A test that is false for the values at hand: `not x` where `x` is known to be true, `x is
+    None` where `x` is known to be something, and an `and` holding such a test. Read without
     evaluating (a test's calls are not run twice)."""
     if isinstance(test, ast.BoolOp):
         tests = [_never_taken(value, frame) for value in test.values]
         return any(tests) if isinstance(test.op, ast.And) else all(tests)
+    tested = _emptiness_test(test)
+    if tested is None:
+        return False
+    operand, is_none = tested
+    name = operand.id if isinstance(operand, ast.Name) else _dotted(operand) if isinstance(operand, ast.Attribute) \
+        else None
+    value = frame.locals.get(name) if name else None
+    if value is None:
+        return False
+    if is_none:
+        return isinstance(value, (Text, Seq, Mapping, Instance))
+    return _known_truth(value) is True
+
+
+def _emptiness_test(test: ast.expr) -> tuple[ast.expr, bool] | None:
+    """`not x` (x, False) or `x is None` (x, True)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _surely_truthy(_local_value(test.operand, frame))
+        return test.operand, False
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
-        value = _local_value(test.left, frame)
-        return isinstance(value, (Text, Seq, Mapping, Instance))
-    return False
-
-
-def _local_value(node: ast.expr, frame: Frame) -> Value | None:
-    name = node.id if isinstance(node, ast.Name) else _dotted(node) if isinstance(node, ast.Attribute) else None
-    return frame.locals.get(name) if name else None
-
-
-def _surely_truthy(value: Value | None) -> bool:
-    if isinstance(value, Text) and not isinstance(value, Number):
-        return any(isinstance(seg, Literal) and seg.text for seg in value.segs)
-    return isinstance(value, Seq) and any(not isinstance(item, Splice) for item in value.items)
+        return test.left, True
+    return None
 
 
 def _defaulted_name(stmt: ast.If) -> str | None:
     """The local an `if` without `else` fills in only when it is empty (`if not x: x = ...`,
     `if x is None: x = ...`)."""
-    if stmt.orelse:
+    tested = _emptiness_test(stmt.test) if not stmt.orelse else None
+    if tested is None or not isinstance(tested[0], ast.Name):
         return None
-    test = stmt.test
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        name = test.operand
-    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
-        name = test.left
-    else:
-        return None
-    if not isinstance(name, ast.Name):
-        return None
-    assigns = any(isinstance(target, ast.Name) and target.id == name.id
+    name = tested[0].id
+    assigns = any(isinstance(target, ast.Name) and target.id == name
                   for stmt_ in stmt.body if isinstance(stmt_, ast.Assign) for target in stmt_.targets)
-    return name.id if assigns else None
+    return name if assigns else None
 
 
 def _guarded_attribute(test: ast.expr) -> str | None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptlint.analysis.values import (
+    MAX_UNROLL,
     NONE,
     Mapping,
     NoneVal,
@@ -698,9 +699,6 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
     return unknown(frame.module.snippet(node), where)
 
 
-_MAX_LINES = 24  # the evaluator's MAX_UNROLL
-
-
 def _text_lines(text: Text) -> list[tuple]:
     """A text's lines (a value stays in the line it is written in), each piece placed where it is."""
     lines: list[list] = [[]]
@@ -738,10 +736,10 @@ def text_method(ev: "Evaluator", receiver: Text, name: str, args: list[Value], k
         return _trim_ends(receiver, name, args)
     if name == "splitlines" and not args:
         lines = _text_lines(receiver)
-        if len(lines) > _MAX_LINES:
+        if len(lines) > MAX_UNROLL:
             # Past what a loop is unrolled for, runs of lines stand for their lines (joined back
             # with "\n" by a line-wise reformatting such as a dedent helper).
-            size = -(-len(lines) // _MAX_LINES)
+            size = -(-len(lines) // MAX_UNROLL)
             grouped = []
             for first in range(0, len(lines), size):
                 run: list = []
@@ -1147,12 +1145,12 @@ def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
 _SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", "site-packages"})
 
 
-def project_file_ending(ev: "Evaluator", name: str) -> Path | None:
-    """The only file under the project root whose path ends with ``name`` (a template's name
-    relative to a loader folder), or None."""
+def _files_ending(ev: "Evaluator", name: str) -> list[Path]:
+    """The files under the project root whose path ends with ``name`` (a template's name relative
+    to a loader folder). The project is listed once per process, by file name."""
     parts = Path(name).parts
     if not parts or ".." in parts or Path(name).is_absolute():
-        return None
+        return []
     index = ev.project.__dict__.get("_files_by_name")
     if index is None:
         index = {}
@@ -1161,8 +1159,7 @@ def project_file_ending(ev: "Evaluator", name: str) -> Path | None:
             for file in files:
                 index.setdefault(file, []).append(Path(folder) / file)
         ev.project.__dict__["_files_by_name"] = index
-    matches = [p for p in index.get(parts[-1], ()) if p.parts[-len(parts):] == parts]
-    return matches[0] if len(matches) == 1 else None
+    return [p for p in index.get(parts[-1], ()) if p.parts[-len(parts):] == parts]
 
 
 def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Frame", node: ast.Call | None) -> Value:
@@ -1187,9 +1184,9 @@ def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Fra
                        for f in folders):
         # Folders the app reads from its configuration at run time: the one project file whose
         # path ends with the template's name is the template (none or several: unknown).
-        found_path = project_file_ending(ev, name)
-        if found_path is not None:
-            found = read_prompt_file(ev, PathVal(found_path), frame)
+        matches = _files_ending(ev, name)
+        if len(matches) == 1:
+            found = read_prompt_file(ev, PathVal(matches[0]), frame)
             if found is not None:
                 text, path = found
                 return TemplateVal("jinja", (text, Location(ev.project.display(path), 1, 1, 1, 1)))
@@ -1207,8 +1204,9 @@ def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Fra
 
 def _template_by_tail(ev: "Evaluator", name: Value | None, folders: list[Value], frame: "Frame") -> Value | None:
     """``get_template(f"{self.model}/{name}.j2")``: a template name whose leading folder is chosen
-    at run time (a per-model prompt folder), the rest known. The loader's folders are listed for
-    ``*/rest``; one file found (or several with the same text) is the template."""
+    at run time (a per-model prompt folder), the rest known. The files one folder level below the
+    loader's folders whose path ends with the rest: one (or several with the same text) is the
+    template."""
     if not isinstance(name, Text) or not name.segs:
         return None
     tail: list[str] = []
@@ -1218,22 +1216,17 @@ def _template_by_tail(ev: "Evaluator", name: Value | None, folders: list[Value],
         tail.insert(0, seg.text)
     rest = "".join(tail)
     head = name.segs[: len(name.segs) - len(tail)]
-    if not rest.startswith("/") or len(rest) < 3 or "*" in rest or "?" in rest or "[" in rest \
-            or any(isinstance(seg, Literal) and "/" in seg.text for seg in head):
+    if not rest.startswith("/") or len(rest) < 3 or any(isinstance(seg, Literal) and "/" in seg.text for seg in head):
         return None  # only one unknown folder level, before a known file name
-    texts: dict[str, Path] = {}
+    depth = len(Path(rest[1:]).parts) + 1
+    bases: set[Path] = set()
     for folder in folders:
-        base = folder.path if isinstance(folder, PathVal) else (Path(literal_text(folder)) if literal_text(folder) else None)
-        if base is None:
-            continue
-        base = base if base.is_absolute() else ev.project.root / base
-        if base != ev.project.root and ev.project.root not in base.resolve().parents:
-            continue  # only the project's own folders are listed
-        try:
-            matches = sorted(base.glob("*" + rest))[:8]
-        except (OSError, ValueError):
-            continue
-        for match in matches:
+        base = folder.path if isinstance(folder, PathVal) else Path(literal) if (literal := literal_text(folder)) else None
+        if base is not None:
+            bases.add((ev.project.root / base).resolve())  # a relative folder: from the project root
+    texts: dict[str, Path] = {}
+    for match in _files_ending(ev, rest[1:]):
+        if len(match.parts) > depth and match.parents[depth - 1].resolve() in bases:
             found = read_prompt_file(ev, PathVal(match), frame)
             if found is not None:
                 texts.setdefault(found[0], found[1])

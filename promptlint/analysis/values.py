@@ -26,6 +26,7 @@ VOLATILITY_RANK = {
     Volatility.PER_REQUEST: 7,
 }
 MAX_STEPS = 8
+MAX_UNROLL = 24  # items of a loop or a comprehension run one by one; beyond, one item stands for all
 BUILT_ON = "becomes part of"  # a caller's value a callee builds on (add_step)
 
 

@@ -148,8 +148,9 @@ def ask(question: str):
 
 
 def _changed_before(layout: PromptLayout, index: int, part: str) -> bool:
-    """Whether the message holding segment ``index`` already holds, before it, a value that changes
-    on every call (a clock, a step's results, a shuffle)."""
+    """Whether the part of the prompt holding segment ``index`` (the system text, the messages of
+    one role) already holds, before it, a value that changes on every call (a clock, a step's
+    results, a shuffle)."""
     return any(name == part and isinstance(segment, Hole) and (
         segment.volatility is Volatility.PER_REQUEST
         or segment.volatility is Volatility.ORDER_UNSTABLE and segment.category not in PER_PROCESS_ORDERS)

@@ -197,10 +197,14 @@ def _placed_in_message(hole: Hole, index: int, layout: PromptLayout) -> Hole:
     if content is None or hole.location is None or content.contains(hole.location):
         return hole
     text = _longest_text_after(layout.segments(), index)
-    if _written_above(hole.location, text) or _template_goes_on(layout, index, hole.location):
+
+    def rules_below(place: Location) -> bool:
+        return _written_above(place, text) or _template_goes_on(layout, index, place)
+
+    if rules_below(hole.location):
         return hole
     slot = next((step for step in reversed(hole.path) if step.description.startswith(FILLS_SLOT)), None)
-    if slot is not None and (_written_above(slot.location, text) or _template_goes_on(layout, index, slot.location)):
+    if slot is not None and rules_below(slot.location):
         content = slot.location  # the placeholder of a template filled with it, above its rules
     built = Step(hole.location, f"`{hole.expression}` is built here")
     return replace(hole, location=content, path=(built, *(s for s in hole.path if s is not slot)))
