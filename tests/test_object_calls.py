@@ -314,3 +314,42 @@ def test_a_branch_under_a_false_flag_still_runs(tmp_path: Path) -> None:
     return chat(system, diff)''')
     root = write_tree(tmp_path, {"app.py": "from datetime import datetime\n" + program})
     assert any(rule == "PC001" for _, _, rule, _ in findings(root))
+
+
+GETATTR = '''
+import datetime
+from openai import OpenAI
+
+RULES = "Follow the house style guide in every answer and cite your sources. " * 90
+
+
+class Agent:
+    def __init__(self):
+        self.client = OpenAI()
+        self.system_text = STAMPED
+
+    def system(self):
+        return getattr(self, "system_text", "")
+
+    def extra(self):
+        return getattr(self, "notes", "")
+
+    def ask(self, question: str):
+        send = getattr(self, "send")
+        return send([{"role": "system", "content": self.system() + self.extra()},
+                     {"role": "user", "content": question}])
+
+    def send(self, messages):
+        return self.client.chat.completions.create(model="gpt-4.1", messages=messages)
+'''
+
+
+def test_getattr_with_a_literal_name_reads_the_attribute(tmp_path: Path) -> None:
+    """`getattr(self, "send")` is the method and `getattr(self, "system_text", "")` the attribute
+    (issue 14); an attribute no code sets reads as its default. INVALID: the clock stored on the
+    object opens the system text; VALID twin: it ends it, after the rules."""
+    assert twins(tmp_path, GETATTR, "STAMPED", 'f"Now: {datetime.datetime.now()}\\\\n" + RULES',
+                 'RULES + f"\\\\nNow: {datetime.datetime.now()}"') == [(10, "PC001", "warning")]
+    root = tmp_path / "invalid"
+    (finding,) = analyze([root], Config(root=root, cache_dir=None), cwd=root).findings
+    assert finding.estimate is not None and not finding.estimate.unknown_length  # `notes` read as its ""

@@ -82,6 +82,52 @@ def format_conversation(messages: list) -> str:
         conversation = conversation[-MAX_CONVERSATION_CHARS:]
     return conversation
 ''', [((6, 9, 6, 62), "`conversation` is cut to its last `MAX_CONVERSATION_CHARS` characters" + CUT)]),
+    "the oldest turns dropped or shortened until an excess is used up (Qwen-Agent)": ('''
+def fit_history(messages: list, available: int) -> list:
+    # {"role": ...} messages for the llm
+    kept = []
+    exceedance = sum(count_tokens(m) for m in messages) - available
+    for turn in messages:
+        if exceedance <= 0:
+            kept.append(turn)
+            continue
+        size = count_tokens(turn)
+        if size <= exceedance:
+            exceedance -= size
+        else:
+            kept.append(shorten(turn, size - exceedance))
+            exceedance = 0
+    return kept
+''', [((6, 9, 8, 21), "`kept` is the history without its oldest items, dropped or shortened until the excess "
+                           "`exceedance` is used up" + CUT)]),
+    "the newest turns kept while they fit a budget (onyx)": ('''
+def latest_that_fit(history: list, limit: int) -> list:
+    # {"role": ...} messages for the llm
+    kept = []
+    used = 0
+    for msg in reversed(history):
+        used += count_tokens(msg)
+        if used > limit:
+            break
+        kept.insert(0, msg)
+    return kept
+''', [((7, 9, 8, 18), "`kept` keeps only the newest items that fit a budget, newest first until it is spent"
+                          + CUT)]),
+    "the newest messages that fit kept, the older ones dropped (flagged for caching or not)": ('''
+def fit(history: list, budget: int) -> list:
+    """What the llm sees of the history: the newest messages that fit."""
+    kept, total = [], 0
+    for msg in reversed(history):
+        tokens = len(msg.content) // 4
+        if total + tokens <= budget:
+            msg.should_cache = True
+            kept.insert(0, msg)
+            total += tokens
+        else:
+            break
+    return kept
+''', [((6, 9, 11, 18), "`kept` keeps only the newest items that fit a budget, newest first until it is spent"
+                           + CUT)]),
     "two pops under one guard are one root cause": ('''
 class Worker:
     def flush(self) -> None:
@@ -423,6 +469,42 @@ LEFT_ALONE = {
     "items elided by indexes of a fixed head, whatever the length": OMIT_BY_INDEXES.replace(
         "last_removed = max(0, len(observations) - self.n)\n        return observations[1:last_removed]",
         "return observations[1:3]"),
+    "an excess used up over retrieved documents, not a conversation": '''
+def fit_context(documents: list, available: int) -> list:
+    # context documents for the llm's {"role": "user"} message, best match first
+    chosen = []
+    excess = sum(count_tokens(d) for d in documents) - available
+    for doc in documents:
+        if excess <= 0:
+            chosen.append(doc)
+            continue
+        excess -= count_tokens(doc)
+    return chosen
+''',
+    "the oldest turns that fit a budget kept (a fixed head)": '''
+def fit_history(messages: list, max_tokens: int) -> list:
+    # {"role": ...} messages for the llm
+    kept = []
+    remaining = max_tokens - count_tokens(messages[0])
+    for turn in messages:
+        if remaining <= 0:
+            break
+        kept.append(turn)
+        remaining -= count_tokens(turn)
+    return kept
+''',
+    "the newest search results kept while they fit a budget": '''
+def latest_results(results: list, limit: int) -> list:
+    # results for the llm's {"role": "user"} message
+    kept = []
+    used = 0
+    for result in reversed(results):
+        used += count_tokens(result)
+        if used > limit:
+            break
+        kept.insert(0, result)
+    return kept
+''',
     "repeated items counted, newest first, none rewritten": '''
 def count_views(history: list) -> int:
     """How many {"role": ...} messages for the llm show a file already seen later."""
@@ -605,20 +687,6 @@ def pad(messages: list) -> list:
         if message["role"] == "tool" and i + 1 < len(messages) and messages[i + 1]["role"] == "user":
             padded.append({"role": "model", "content": "..."})
     return padded
-''',
-    "the newest messages kept within a budget, flagged for caching": '''
-def fit(history: list, budget: int) -> list:
-    """What the llm sees of the history: the newest messages that fit."""
-    kept, total = [], 0
-    for msg in reversed(history):
-        tokens = len(msg.content) // 4
-        if total + tokens <= budget:
-            msg.should_cache = True
-            kept.insert(0, msg)
-            total += tokens
-        else:
-            break
-    return kept
 ''',
     "the newest user turn marked as a cache breakpoint, older ones as they are": '''
 class ConversationHistory:

@@ -54,6 +54,7 @@ from promptlint.analysis.values import (
     NoneVal,
     Number,
     Obj,
+    Partial,
     PathVal,
     Ref,
     Seq,
@@ -490,7 +491,10 @@ class Evaluator:
                 self.bind(target, value, frame)
         elif isinstance(stmt, ast.AnnAssign):
             if stmt.value is not None:
-                self.bind(stmt.target, self.eval(stmt.value, frame), frame)
+                value = self.eval(stmt.value, frame)
+                # `client: OpenAI = make_client()` with the factory out of reach: the annotation says what it is.
+                typed = self.annotated_type(stmt.annotation, frame) if _plainly_unknown(value) else None
+                self.bind(stmt.target, typed if isinstance(typed, Obj) else value, frame)
         elif isinstance(stmt, ast.AugAssign):
             self.run_augassign(stmt, frame)
         elif isinstance(stmt, ast.Expr):
@@ -1381,6 +1385,11 @@ class Evaluator:
                 stored = self.class_attribute(inst.info, attr, frame, inst)
                 return stored if stored is not None and not _cut_short(stored) else value
         found = self.class_attribute(inst.info, attr, frame, inst)
+        if found is None:
+            # `client: OpenAI` declared in the class body and set where the analysis cannot see.
+            typed = next((self.annotated_type(annotation, Frame(klass.module, depth=frame.depth))
+                          for klass in self.mro(inst.info) if (annotation := _annotations(klass).get(attr))), None)
+            found = typed if isinstance(typed, Obj) else None
         return found if found is not None else unknown(f"self.{attr}", where)
 
     def advanced_attribute(self, klass: ClassInfo, attr: str) -> Value | None:
@@ -1694,6 +1703,74 @@ class Evaluator:
     def eval_Await(self, node: ast.Await, frame: Frame) -> Value:
         return self.eval(node.value, frame)
 
+    def typing_call(self, qualname: str, args: list[Value], kwargs: dict[str, Value],
+                    frame: Frame) -> Value | None:
+        """Calls that only say what a value is: `functools.partial(create, model=...)` (called
+        later with the rest), `typing.cast(OpenAI, client)` (a value the caller leaves unknown,
+        typed as a library client) and `importlib.import_module("openai")` (a lazy import); None
+        for other calls."""
+        if qualname == "functools.partial" and args:
+            return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
+        if qualname == "typing.cast" and len(args) == 2 and _plainly_unknown(args[1]):
+            # Only to a library client: a cast to a project class would follow every override of
+            # its methods (agno's `team.model = cast(Model, team.model)`), deeper than the depth left.
+            typed = self.type_instance(args[0], frame)
+            return typed if isinstance(typed, Obj) else None
+        if qualname == "importlib.import_module" and len(args) == 1 and not kwargs:
+            name = literal_text(args[0])
+            if name and all(part.isidentifier() for part in name.split(".")):
+                return self.resolve_import(name, name, frame)
+        return None
+
+    def getattr_read(self, node: ast.Call, frame: Frame) -> Value | None:
+        """`getattr(self, "send")` or `getattr(obj, "prompt", "")` with a literal name: read as
+        `self.send` / `obj.prompt` (the default where that is plainly unknown); None otherwise."""
+        if not 2 <= len(node.args) <= 3 or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        name = node.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()):
+            return None
+        read = ast.copy_location(ast.Attribute(value=node.args[0], attr=name.value, ctx=ast.Load()), node)
+        read.end_lineno, read.end_col_offset = node.end_lineno, node.end_col_offset
+        value = self.eval(read, frame)
+        return self.eval(node.args[2], frame) if len(node.args) == 3 and _plainly_unknown(value) else value
+
+    def eval_Yield(self, node: ast.Yield, frame: Frame) -> Value:
+        """`yield message`: the item joins what the generator gives its caller, in order (as if
+        appended to a list it returns); what a caller sends back in is not known."""
+        value = NONE if node.value is None else \
+            unknown(frame.module.snippet(node.value), frame.module.location(node.value)) \
+            if self.yields_an_event(node.value, frame) else self.eval(node.value, frame)
+        self.add_yielded((value,), frame)
+        return unknown(frame.module.snippet(node), frame.module.location(node))
+
+    def yields_an_event(self, value: ast.expr, frame: Frame) -> bool:
+        """`yield handle_event(create_run_started_event(...))`: a project function's result that
+        cannot reach an LLM call, yielded by a streaming run (agno yields hundreds per run). Not
+        run: its item is unknown. A class (a message object) or a library call still runs."""
+        if not isinstance(value, ast.Call) or self.reaching_names is None \
+                or self.nested_call_names(value) & self.reaching_names:
+            return False
+        return isinstance(self.eval(value.func, frame), FuncVal)
+
+    def eval_YieldFrom(self, node: ast.YieldFrom, frame: Frame) -> Value:
+        """`yield from self.send(messages)`: the inner generator runs (aider sends its request
+        there) and its items join this generator's; its return value is not known."""
+        value = unknown(frame.module.snippet(node.value), frame.module.location(node.value)) \
+            if self.yields_an_event(node.value, frame) else self.eval(node.value, frame)
+        if isinstance(value, Seq):
+            self.add_yielded(value.items, frame, value.order)
+        else:
+            hole = value.hole if isinstance(value, Unknown) else Hole(Volatility.UNKNOWN, "items", None)
+            self.add_yielded((Splice(hole),), frame)
+        return unknown(frame.module.snippet(node), frame.module.location(node))
+
+    def add_yielded(self, items: tuple[Value, ...], frame: Frame, order: Hole | None = None) -> None:
+        # A local no Python name can be: branches and loops join it as they join the locals.
+        before = frame.locals.get(YIELDED)
+        before = before if isinstance(before, Seq) else Seq(())
+        frame.locals[YIELDED] = Seq((*before.items, *items), before.order or order or frame.order_taint)
+
     def eval_NamedExpr(self, node: ast.NamedExpr, frame: Frame) -> Value:
         value = self.eval(node.value, frame)
         self.bind(node.target, value, frame)
@@ -1856,6 +1933,10 @@ class Evaluator:
                 callee = None  # type: ignore[assignment]
         else:
             callee = self.eval(func, frame)
+            if isinstance(callee, Ref) and callee.qualname == "builtins.getattr":
+                read = self.getattr_read(node, frame)
+                if read is not None:
+                    return read
         args, kwargs = self.eval_arguments(node, frame)
         if self.on_assembly is not None:
             self.assembly_by_shape(node, args, kwargs, frame)
@@ -2014,6 +2095,8 @@ class Evaluator:
             return self.instantiate(callee.info, args, kwargs, frame, node)
         if isinstance(callee, Member):
             return self.call_member(callee, args, kwargs, frame, node)
+        if isinstance(callee, Partial):
+            return self.call(callee.func, [*callee.args, *args], {**dict(callee.kwargs), **kwargs}, frame, node)
         if isinstance(callee, Ref):
             return self.call_external(callee.qualname, args, kwargs, frame, node)
         if isinstance(callee, Instance):
@@ -2193,7 +2276,13 @@ class Evaluator:
         self.run_block(func.node.body, sub)
         if sub.depth <= COVERING_DEPTH:
             self.covered.add(id(func.node))
-        result = self.pick_return(sub.returns, func)
+        yielded = sub.locals.get(YIELDED) if _is_generator(func.node) else None
+        if isinstance(yielded, Seq) and any(is_turn(item) for item in yielded.items):
+            result: Value = yielded  # a message builder: its messages, in order
+        else:
+            # A stream of events or chunks: not a list the analysis can count (a loop over it
+            # runs its body once, for an unknown item).
+            result = self.pick_return(sub.returns, func)
         if self.is_memoized(func):
             result = cap_volatility(result, Volatility.PER_PROCESS,
                                     f"`{func.qualname}` is memoized: computed once per process")
@@ -2299,7 +2388,10 @@ class Evaluator:
             return self.annotated_type(annotation.value, frame)  # Wrapper[Context]
         if not isinstance(annotation, (ast.Name, ast.Attribute)):
             return None
-        value = self.eval(annotation, frame)
+        return self.type_instance(self.eval(annotation, frame), frame)
+
+    def type_instance(self, value: Value, frame: Frame) -> Value | None:
+        """What a value of the evaluated type ``value`` is: a client, a run context, a project object."""
         if isinstance(value, Ref):
             kind = self.knowledge.types.get(value.qualname)
             if kind is not None:
@@ -2477,6 +2569,9 @@ class Evaluator:
         where = frame.module.location(node) if node is not None else None
         if qualname.startswith("builtins."):
             qualname = qualname[9:]
+        stand_in = self.typing_call(qualname, args, kwargs, frame)
+        if stand_in is not None:
+            return stand_in
         if qualname in knowledge.apis:
             self.report_sink(frame, node, qualname, args, kwargs, None)
             return unknown(f"{qualname}() response", where)
@@ -3075,6 +3170,16 @@ def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
     return fields
 
 
+def _annotations(klass: ClassInfo) -> dict[str, ast.expr]:
+    """The attributes a class body declares with a type and no value (`client: OpenAI`)."""
+    cached = klass.__dict__.get("_annotations")
+    if cached is None:
+        cached = klass.__dict__["_annotations"] = {
+            stmt.target.id: stmt.annotation for stmt in klass.node.body
+            if isinstance(stmt, ast.AnnAssign) and stmt.value is None and isinstance(stmt.target, ast.Name)}
+    return cached
+
+
 class CallKey:
     """A memo key hashed once: its values are deep frozen dataclasses, whose hash walks them whole
     every time (hashing the same key for the check, the lookup and the store took a quarter of
@@ -3091,6 +3196,30 @@ class CallKey:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CallKey) and self.digest == other.digest and self.parts == other.parts
+
+
+def _plainly_unknown(value: Value) -> bool:
+    """A value the analysis knows nothing about: no volatility, no origin, no history."""
+    return isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN \
+        and value.hole.origin is None and not value.hole.is_history
+
+
+YIELDED = "<yielded>"  # a generator's items so far, kept among its frame's locals
+
+
+def _is_generator(function: ast.AST) -> bool:
+    """A function whose own body (not a nested definition's) yields; computed once per definition."""
+    cached = function.__dict__.get("_generator")
+    if cached is None:
+        pending = list(ast.iter_child_nodes(function))
+        cached = False
+        while pending and not cached:
+            node = pending.pop()
+            cached = isinstance(node, (ast.Yield, ast.YieldFrom))
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                pending.extend(ast.iter_child_nodes(node))
+        function.__dict__["_generator"] = cached
+    return cached
 
 
 def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],

@@ -165,9 +165,17 @@ def is_turn(item: Value) -> bool:
     return isinstance(item, Splice)
 
 
+# Orders that hold for a whole process or machine (a set's hash order, a directory listing, a
+# dict's insertion order), unlike a shuffle that changes on every call.
+PER_PROCESS_ORDERS = frozenset({"set-order", "dir-order", "json-order"})
+
+
 def history_hole(hole: Hole) -> Hole:
-    """Spliced lists of messages are conversation history: stable across one conversation's turns."""
-    if hole.volatility.is_volatile:
+    """Spliced lists of messages are conversation history: stable across one conversation's turns.
+    So is an order fixed per process inside them (a set joined into a turn): the turn is stored
+    once and re-sent as written."""
+    if hole.volatility.is_volatile and not (hole.volatility is Volatility.ORDER_UNSTABLE
+                                            and hole.category in PER_PROCESS_ORDERS):
         return hole
     return replace(hole, is_history=True)
 

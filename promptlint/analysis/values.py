@@ -147,8 +147,17 @@ class NoneVal:
     pass
 
 
+@dataclass(frozen=True, eq=False)
+class Partial:
+    """`functools.partial(func, *args, **kwargs)`: calling it calls ``func`` with these first."""
+
+    func: "Value"
+    args: tuple["Value", ...]
+    kwargs: tuple[tuple[str, "Value"], ...]
+
+
 Value = Union[Text, Seq, Mapping, Obj, Member, Ref, FuncVal, ClassVal, Instance, Unknown, PathVal,
-              TemplateVal, NoneVal, Splice]
+              TemplateVal, NoneVal, Splice, Partial]
 
 NONE = NoneVal()
 

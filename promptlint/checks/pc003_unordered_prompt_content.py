@@ -53,11 +53,8 @@ from promptlint.checks.base import (
     stable_after,
     volatile_holes,
 )
+from promptlint.analysis.layout import PER_PROCESS_ORDERS
 from promptlint.model import Finding, Hole, PromptLayout, Severity, Volatility
-
-# Orders that hold for a whole process or machine (a set's hash order, a directory listing, a
-# dict's insertion order), unlike a shuffle that changes on every call.
-PER_PROCESS_ORDERS = frozenset({"set-order", "dir-order", "json-order"})
 
 
 class UnorderedPromptContent(Rule):
@@ -118,6 +115,10 @@ def ask(question: str):
             if part == "tools" or hole.volatility is not Volatility.ORDER_UNSTABLE:
                 continue
             if hole.category == "json-order":
+                continue
+            if hole.is_history:
+                # Inside turns of the replayed conversation (layout.history_hole): a turn stored
+                # once is re-sent as written, in the order its process gave it.
                 continue
             if hole.category in PER_PROCESS_ORDERS and _changed_before(layout, index, part):
                 # One order per process after text that changes on every call (this step's search

@@ -12,7 +12,12 @@ from the newest, `if count > keep_latest: msg = shortened(msg)`), the latest `n`
 after a loop that lowers `n` until they fit a limit (`messages[-n:]`, or a memory's
 `to_messages(n)` that hands out its last `n` turns: griptape's autoprune), a `get_messages()` that
 returns only the last `buffer_size` messages of what it holds, the conversation rendered as text
-(`text = self.return_history_as_string()`) and cut from the front to fit a token limit. Framework
+(`text = self.return_history_as_string()`) and cut from the front to fit a token limit, and the
+oldest turns dropped or shortened until an excess over the limit is used up (`excess = total -
+available`, then, oldest first, the turn kept once `excess <= 0`, else dropped and `excess -= size`:
+Qwen-Agent's truncation), or the newest turns kept while they fit a budget (`for msg in
+reversed(history): used += size; if used > limit: break; kept.insert(0, msg)`: onyx's history
+truncation). Framework
 settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
 in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`, tokentrim's `trim`:
 `history_windows` in rules/prompt_sinks.yaml) are the same cut made by a library. So are the
@@ -77,6 +82,12 @@ a function that also asks a model for a summary (a name, attribute or text sayin
 "compact", and a call such as `llm.ainvoke(...)` on a model or client) is a compaction and is left
 alone: the dropped turns live on in the summary until the next compaction. A compaction that runs
 again on every request once the history is full would slide like a window and is missed.
+An excess used up item by item is recognized only when it is computed before the loop as a
+measure minus something (a name for a limit on the left, such as `max_tokens - used`, is a budget
+left, not an excess) and the loop runs oldest first over a history-named list or keeps into one.
+The newest turns that fit are recognized only in a loop that runs newest first (`reversed(x)`,
+`x[::-1]`) over a history-named list or keeps into one, adds to a running total, and stops with
+`break` on a comparison that reads it.
 Items replaced by their distance from the end are found only in a loop over the list itself
 (`enumerate(view)` with a test against `len(view)` that holds for the older items, or
 `reversed(memory)` with a count stepped by one that holds once the count is large; the newest turn
@@ -172,6 +183,10 @@ OWN_TAIL = re.compile(r"\bself\.\w+\[\s*-")
 MASKING_LOOP = re.compile(r"\bfor\s+\w+\s*,\s*\w+\s+in\s+enumerate\(|\bfor\s+\w+\s+in\s+reversed\(")
 
 
+# A counter tested against 0 or 1 (`if exceedance <= 0:`): an excess used up item by item (see _excess_drop_cuts).
+EXCESS_TEST = re.compile(r"\bif\s+\w+\s*(?:<=|<|>|>=|==)\s*[01]\s*:")
+
+
 def may_cut_history(text: str) -> bool:
     """Whether a file's text may hold a history cut (decides whether the file is parsed): a cut of
     a history-named list in a file that deals with chat messages for a model (a capped list of
@@ -183,6 +198,8 @@ def may_cut_history(text: str) -> bool:
         return CHAT_CODE.search(text) is not None
     if not any(word in lowered for word in HISTORY_WORDS):
         return False
+    if ("-=" in text or "- " in text) and EXCESS_TEST.search(text) is not None and CHAT_CODE.search(text) is not None:
+        return True
     for anchor in ANCHORS:
         start = text.find(anchor)
         while start != -1:
@@ -941,7 +958,8 @@ def _candidate_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef,
             cut = _text_cut(node, texts, length_names)
             if cut is not None:
                 yield scope, cut
-    for cut in (*_countdown_cuts(function), *_masking_cuts(function, older)):
+    for cut in (*_countdown_cuts(function), *_masking_cuts(function, older), *_excess_drop_cuts(function),
+                *_newest_fit_cuts(function)):
         not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
         if cut.history not in not_messages:
             yield function, cut
@@ -1363,3 +1381,160 @@ def _deleted_from(target: ast.expr) -> str | None:
 def _returns_window(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A method that hands the history out (``get_messages``, ``get_history``)."""
     return function.name.startswith(("get_", "_get_", "load_")) and HISTORY_NAME.search(function.name) is not None
+
+
+def _excess_drop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Cut]:
+    """The oldest items dropped (or shortened) until an excess is used up, the rest kept:
+    ``excess = total_tokens - limit`` before a loop over the conversation, oldest first, whose body
+    keeps the item once ``excess <= 0`` and otherwise drops or shortens it, lowering ``excess``
+    (``excess -= size``, or ``item, excess = shorten(item, excess)``). Qwen-Agent's
+    ``_truncate_input_messages_roughly``. Once the conversation is over its limit, the excess grows
+    with every turn, so the first items kept change on every request."""
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+    excesses: dict[str, ast.Assign] = {}
+    for node in nodes_of(function, ast.Assign):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.BinOp) \
+                and isinstance(node.value.op, ast.Sub) and _is_measure(node.value.left) \
+                and not _names_limit(node.value.left):
+            excesses[node.targets[0].id] = node
+    if not excesses:
+        return
+    for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
+        iterated = loop.iter
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "reversed":
+            continue  # newest first: the excess would drop the newest items
+        items = {n.id for n in nodes_of(loop.target, ast.Name)}
+        lowered = _lowered_in(loop)
+        for branch in nodes_of(loop, ast.If):
+            found = _exhausted_test(branch.test, excesses.keys() & lowered)
+            if found is None:
+                continue
+            name, keep_in_body = found
+            if excesses[name].lineno > loop.lineno:
+                continue
+            kept, other = (branch.body, branch.orelse) if keep_in_body else (branch.orelse, branch.body)
+            if keep_in_body and branch.body and isinstance(branch.body[-1], ast.Continue):
+                # `if excess <= 0: keep; continue`, then the rest of the body drops or shortens.
+                following = loop.body[loop.body.index(branch) + 1:] if branch in loop.body else []
+                other = [*branch.orelse, *following]
+            target = _keeps_item(kept, items)
+            if target is None or _keeps_item(other, items) == target:
+                continue
+            listed = ast.unparse(loop.iter)
+            if not (HISTORY_NAME.search(target) or HISTORY_NAME.search(listed)
+                    or any(HISTORY_NAME.search(p) for p in params)):
+                continue
+            yield Cut(branch, target, f"is the history without its oldest items, dropped or shortened until "
+                                      f"the excess `{name}` is used up")
+            break
+
+
+def _names_limit(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return LIMIT_NAME.search(name) is not None
+
+
+def _lowered_in(loop: ast.AST) -> set[str]:
+    """Names the loop lowers (`n -= size`) or binds again from a call (`item, n = shorten(item, n)`)."""
+    found = set()
+    for node in nodes_of(loop, (ast.AugAssign, ast.Assign)):
+        if isinstance(node, ast.AugAssign):
+            if isinstance(node.op, ast.Sub) and isinstance(node.target, ast.Name):
+                found.add(node.target.id)
+            continue
+        if isinstance(node.value, ast.Call) or isinstance(node.value, ast.Constant) and node.value.value == 0:
+            for target in node.targets:
+                found |= {n.id for n in nodes_of(target, ast.Name)}
+    return found
+
+
+def _exhausted_test(test: ast.expr, names: set[str]) -> tuple[str, bool] | None:
+    """``excess <= 0`` (True: holds once the excess is used up) or ``excess > 0`` (False)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant):  # `0 >= excess`
+        left, right = right, left
+        op = {ast.Lt: ast.Gt(), ast.LtE: ast.GtE(), ast.Gt: ast.Lt(), ast.GtE: ast.LtE()}.get(type(op), op)
+    if not (isinstance(left, ast.Name) and left.id in names and isinstance(right, ast.Constant)
+            and right.value in (0, 1) and not isinstance(right.value, bool)):
+        return None
+    if isinstance(op, ast.LtE) and right.value == 0 or isinstance(op, ast.Lt) and right.value == 1:
+        return left.id, True
+    if isinstance(op, ast.Gt) and right.value == 0 or isinstance(op, ast.GtE) and right.value == 1:
+        return left.id, False
+    return None
+
+
+def _keeps_item(body: list[ast.stmt], items: set[str]) -> str | None:
+    """The list ``body`` adds the loop's item to, unchanged (``kept.append(item)``, ``kept +=
+    [x for x in item]``, ``kept.extend(item)``, ``kept.insert(0, item)``), else None."""
+    def is_item(value: ast.expr) -> bool:
+        if isinstance(value, ast.Name):
+            return value.id in items
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            return any(isinstance(g.iter, ast.Name) and g.iter.id in items for g in value.generators)
+        if isinstance(value, ast.List):
+            return bool(value.elts) and all(is_item(e) for e in value.elts)
+        return False
+    for statement in body:
+        for node in nodes_of(statement, (ast.Call, ast.AugAssign)):
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and is_item(node.value):
+                return ast.unparse(node.target)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and (node.func.attr in ("append", "extend") and len(node.args) == 1 and is_item(node.args[0])
+                         or node.func.attr == "insert" and len(node.args) == 2 and is_item(node.args[1])):
+                return ast.unparse(node.func.value)
+    return None
+
+
+def _newest_fit_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Cut]:
+    """The newest items kept while they fit a budget: a loop over the conversation newest first
+    (`for msg in reversed(history):`) that adds each item's size to a running total, keeps the
+    item (`kept.insert(0, msg)`, or appends it) and stops (`break`) once the total would pass the
+    limit. Once the conversation is over the limit, the oldest item kept moves on every turn.
+    Not in a function that splits the conversation for a summary (`get_messages_to_summarize`:
+    the newest turns kept verbatim, the rest summarized, until the next compaction), nor over a
+    parameter typed as a list of strings (lines of text to chunk, not messages)."""
+    if _SUMMARY_WORD.search(function.name):
+        return
+    strings = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+               if a.annotation is not None and re.fullmatch(r"(?:list|List|Sequence)\[str\]", ast.unparse(a.annotation))}
+    for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
+        if not _newest_first(loop.iter) or not any(isinstance(n, ast.Break) for n in nodes_of(loop, ast.Break)) \
+                or {n.id for n in nodes_of(loop.iter, ast.Name)} & strings:
+            continue
+        items = {n.id for n in nodes_of(loop.target, ast.Name)}
+        totals = {n.target.id for n in nodes_of(loop, ast.AugAssign)
+                  if isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name)}
+        kept = _keeps_item(loop.body, items) or next(
+            (target for branch in nodes_of(loop, ast.If) if (target := _keeps_item(branch.body, items))), None)
+        listed = ast.unparse(loop.iter)
+        if not totals or kept is None or not (HISTORY_NAME.search(listed) or HISTORY_NAME.search(kept)):
+            continue
+        test = next((branch for branch in nodes_of(loop, ast.If) if _compares_total(branch.test, totals)
+                     and any(isinstance(n, ast.Break) for stmt in (*branch.body, *branch.orelse)
+                             for n in nodes_of(stmt, ast.Break))), None)
+        if test is not None:
+            yield Cut(test, kept, "keeps only the newest items that fit a budget, newest first until it is spent")
+
+
+def _newest_first(iterated: ast.expr) -> bool:
+    """`reversed(x)`, `reversed(list(x))` or `x[::-1]`."""
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "reversed":
+        return True
+    return isinstance(iterated, ast.Subscript) and isinstance(iterated.slice, ast.Slice) \
+        and iterated.slice.lower is None and iterated.slice.upper is None \
+        and isinstance(iterated.slice.step, ast.UnaryOp) and isinstance(iterated.slice.step.op, ast.USub) \
+        and isinstance(iterated.slice.step.operand, ast.Constant) and iterated.slice.step.operand.value == 1
+
+
+def _compares_total(test: ast.expr, totals: set[str]) -> bool:
+    """An order comparison that reads a running total (`used + size > limit`, `total >= budget`),
+    alone or in an `or`."""
+    if isinstance(test, ast.BoolOp):
+        return any(_compares_total(value, totals) for value in test.values)
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 \
+        and isinstance(test.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) \
+        and any(isinstance(n, ast.Name) and n.id in totals for side in (test.left, test.comparators[0])
+                for n in ast.walk(side))

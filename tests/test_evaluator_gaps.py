@@ -1,0 +1,148 @@
+"""Evaluator gaps of issue 14 that real code hits. Generators: a request sent inside a generator
+reached through `yield from` (aider's `send_message` yields from `self.send(messages)`), a message
+list a generator builds with `yield` / `yield from`, and a call whose result an async generator
+yields. Calls that only say what a value is: `functools.partial` over the SDK call, `typing.cast`
+of a client the caller hands in, and `importlib.import_module("openai")`. Each INVALID program
+has a VALID twin without the clock ahead of the rules; before, each was judged at best where its
+system message is written, with a history assumed after it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.engine import analyze
+from tests.conftest import write_tree
+
+IMPORTS = "import datetime\nimport functools\nimport importlib\nfrom typing import cast\n"
+RULES = 'RULES = "Follow the house style guide in every answer and cite your sources. " * 90\n'
+STAMPED = 'f"Today is {datetime.datetime.now()}.\\n" + RULES'
+PLAIN = 'RULES'
+
+
+def findings(tmp_path: Path, program: str) -> list[tuple[int, str, str]]:
+    """(line, rule, severity) of each finding, each judged on the request the client sends (not
+    only where its system message is written, with a history assumed after it)."""
+    root = write_tree(tmp_path, {"app.py": IMPORTS + "from openai import AsyncOpenAI, OpenAI\n" + RULES + program})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    assert all("`openai.chat.completions` prompt" in f.message for f in result.findings)
+    return [(f.location.line, f.rule, f.severity.value) for f in result.findings]
+
+
+def twins(tmp_path: Path, program: str) -> list[tuple[int, str, str]]:
+    """The INVALID program's findings; the VALID twin (no clock in the system text) has none."""
+    assert findings(tmp_path / "valid", program.replace("SYSTEM", PLAIN)) == []
+    return findings(tmp_path / "invalid", program.replace("SYSTEM", STAMPED))
+
+
+SENT_THROUGH_YIELD_FROM = '''
+class Coder:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def send(self, messages):
+        completion = self.client.chat.completions.create(model="gpt-4.1", messages=messages)
+        yield completion.choices[0].message.content
+
+    def send_message(self, text):
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+        yield from self.send(messages)
+'''
+
+
+def test_a_request_sent_by_a_generator_reached_through_yield_from(tmp_path: Path) -> None:
+    # Before, `yield from` was not evaluated: the request in `send` was never reached with its messages.
+    assert twins(tmp_path, SENT_THROUGH_YIELD_FROM) == [(17, "PC001", "error")]
+
+
+BUILT_BY_YIELDS = '''
+def system_messages():
+    yield {"role": "system", "content": SYSTEM}
+    yield from [{"role": "system", "content": "Answer in English."}]
+
+
+def answer(question: str):
+    messages = [*system_messages(), {"role": "user", "content": question}]
+    return OpenAI().chat.completions.create(model="gpt-4.1", messages=messages)
+'''
+
+
+def test_a_message_list_built_by_a_generator(tmp_path: Path) -> None:
+    # The generator's items are its yields in order: the clock's system message comes first.
+    assert twins(tmp_path, BUILT_BY_YIELDS) == [(9, "PC001", "error")]
+
+
+YIELDED_BY_AN_ASYNC_GENERATOR = '''
+async def stream(question: str):
+    client = AsyncOpenAI()
+    yield await client.chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_request_whose_result_an_async_generator_yields(tmp_path: Path) -> None:
+    assert twins(tmp_path, YIELDED_BY_AN_ASYNC_GENERATOR) == [(11, "PC001", "error")]
+
+
+SENT_THROUGH_A_PARTIAL = '''
+send = functools.partial(OpenAI().chat.completions.create, model="gpt-4.1")
+
+
+def ask(question: str):
+    return send(messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_request_sent_through_functools_partial(tmp_path: Path) -> None:
+    assert twins(tmp_path, SENT_THROUGH_A_PARTIAL) == [(12, "PC001", "error")]
+
+
+CLIENT_CAST = '''
+def ask(question: str, handed):
+    client = cast(OpenAI, handed)
+    return client.chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_client_typed_by_cast(tmp_path: Path) -> None:
+    assert twins(tmp_path, CLIENT_CAST) == [(11, "PC001", "error")]
+
+
+LAZY_IMPORT = '''
+def ask(question: str):
+    openai = importlib.import_module("openai")
+    return openai.OpenAI().chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_client_from_a_lazily_imported_sdk(tmp_path: Path) -> None:
+    assert twins(tmp_path, LAZY_IMPORT) == [(11, "PC001", "error")]
+
+
+ANNOTATED_LOCAL = '''
+def ask(question: str, make_client):
+    client: OpenAI = make_client()
+    return client.chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_client_typed_by_its_annotation(tmp_path: Path) -> None:
+    assert twins(tmp_path, ANNOTATED_LOCAL) == [(11, "PC001", "error")]
+
+
+DECLARED_ON_THE_CLASS = '''
+class Service:
+    client: OpenAI
+
+    def ask(self, question: str):
+        return self.client.chat.completions.create(model="gpt-4.1", messages=[
+            {"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_client_declared_with_its_type_in_the_class_body(tmp_path: Path) -> None:
+    assert twins(tmp_path, DECLARED_ON_THE_CLASS) == [(13, "PC001", "error")]
