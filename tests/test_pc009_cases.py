@@ -52,6 +52,39 @@ class LastNObservations:
         return new_history
 '''
 
+# Qwen-Agent's truncation: the oldest turns dropped or shortened until the excess is used up; over
+# retrieved documents, not a window.
+EXCESS_USED_UP = '''
+def fit_history(messages: list, available: int) -> list:
+    # {"role": ...} messages for the llm
+    kept = []
+    exceedance = sum(count_tokens(m) for m in messages) - available
+    for turn in messages:
+        if exceedance <= 0:
+            kept.append(turn)
+            continue
+        size = count_tokens(turn)
+        if size <= exceedance:
+            exceedance -= size
+        else:
+            kept.append(shorten(turn, size - exceedance))
+            exceedance = 0
+    return kept
+'''
+# The newest turns kept while they fit (onyx's history truncation); over search results, not a window.
+NEWEST_THAT_FIT = '''
+def latest_that_fit(history: list, limit: int) -> list:
+    # {"role": ...} messages for the llm
+    kept = []
+    used = 0
+    for msg in reversed(history):
+        used += count_tokens(msg)
+        if used > limit:
+            break
+        kept.insert(0, msg)
+    return kept
+'''
+
 REPORTED = {
     "slice stored back under a length check": ('''
 class Memory:
@@ -82,37 +115,11 @@ def format_conversation(messages: list) -> str:
         conversation = conversation[-MAX_CONVERSATION_CHARS:]
     return conversation
 ''', [((6, 9, 6, 62), "`conversation` is cut to its last `MAX_CONVERSATION_CHARS` characters" + CUT)]),
-    "the oldest turns dropped or shortened until an excess is used up (Qwen-Agent)": ('''
-def fit_history(messages: list, available: int) -> list:
-    # {"role": ...} messages for the llm
-    kept = []
-    exceedance = sum(count_tokens(m) for m in messages) - available
-    for turn in messages:
-        if exceedance <= 0:
-            kept.append(turn)
-            continue
-        size = count_tokens(turn)
-        if size <= exceedance:
-            exceedance -= size
-        else:
-            kept.append(shorten(turn, size - exceedance))
-            exceedance = 0
-    return kept
-''', [((6, 9, 8, 21), "`kept` is the history without its oldest items, dropped or shortened until the excess "
-                           "`exceedance` is used up" + CUT)]),
-    "the newest turns kept while they fit a budget (onyx)": ('''
-def latest_that_fit(history: list, limit: int) -> list:
-    # {"role": ...} messages for the llm
-    kept = []
-    used = 0
-    for msg in reversed(history):
-        used += count_tokens(msg)
-        if used > limit:
-            break
-        kept.insert(0, msg)
-    return kept
-''', [((7, 9, 8, 18), "`kept` keeps only the newest items that fit a budget, newest first until it is spent"
-                          + CUT)]),
+    "the oldest turns dropped or shortened until an excess is used up (Qwen-Agent)": (EXCESS_USED_UP, [(
+        (6, 9, 8, 21), "`kept` is the history without its oldest items, dropped or shortened until the excess "
+                       "`exceedance` is used up" + CUT)]),
+    "the newest turns kept while they fit a budget (onyx)": (NEWEST_THAT_FIT, [(
+        (7, 9, 8, 18), "`kept` keeps only the newest items that fit a budget, newest first until it is spent" + CUT)]),
     "the newest messages that fit kept, the older ones dropped (flagged for caching or not)": ('''
 def fit(history: list, budget: int) -> list:
     """What the llm sees of the history: the newest messages that fit."""
@@ -469,18 +476,8 @@ LEFT_ALONE = {
     "items elided by indexes of a fixed head, whatever the length": OMIT_BY_INDEXES.replace(
         "last_removed = max(0, len(observations) - self.n)\n        return observations[1:last_removed]",
         "return observations[1:3]"),
-    "an excess used up over retrieved documents, not a conversation": '''
-def fit_context(documents: list, available: int) -> list:
-    # context documents for the llm's {"role": "user"} message, best match first
-    chosen = []
-    excess = sum(count_tokens(d) for d in documents) - available
-    for doc in documents:
-        if excess <= 0:
-            chosen.append(doc)
-            continue
-        excess -= count_tokens(doc)
-    return chosen
-''',
+    "an excess used up over retrieved documents, not a conversation": EXCESS_USED_UP.replace("messages", "documents")
+    .replace('{"role": ...} messages for the llm', 'documents for the llm\'s {"role": "user"} message, best first'),
     "the oldest turns that fit a budget kept (a fixed head)": '''
 def fit_history(messages: list, max_tokens: int) -> list:
     # {"role": ...} messages for the llm
@@ -493,18 +490,8 @@ def fit_history(messages: list, max_tokens: int) -> list:
         remaining -= count_tokens(turn)
     return kept
 ''',
-    "the newest search results kept while they fit a budget": '''
-def latest_results(results: list, limit: int) -> list:
-    # results for the llm's {"role": "user"} message
-    kept = []
-    used = 0
-    for result in reversed(results):
-        used += count_tokens(result)
-        if used > limit:
-            break
-        kept.insert(0, result)
-    return kept
-''',
+    "the newest search results kept while they fit a budget": NEWEST_THAT_FIT.replace("history", "results").replace(
+        '{"role": ...} messages for the llm', 'results for the llm\'s {"role": "user"} message'),
     "repeated items counted, newest first, none rewritten": '''
 def count_views(history: list) -> int:
     """How many {"role": ...} messages for the llm show a file already seen later."""
