@@ -47,6 +47,7 @@ class Config:
     agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
     chat_templates: tuple[str, ...] = ()  # chat template constructors judged where they are built
     lookups: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> [method globs]
+    lookup_types: dict[str, Any] = field(default_factory=dict, hash=False)  # category -> ["pkg.Type.method"]
     run_state: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attributes]
     graph_nodes: dict[str, Any] = field(default_factory=dict, hash=False)  # package -> [registering methods]
     request_system: dict[str, Any] = field(default_factory=dict, hash=False)  # type -> [attribute paths]
@@ -90,6 +91,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "agent-instructions": "agent_instructions",
     "chat-templates": "chat_templates",
     "lookups": "lookups",
+    "lookup-types": "lookup_types",
     "run-state": "run_state",
     "graph-nodes": "graph_nodes",
     "request-system": "request_system",
@@ -236,11 +238,12 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
                                                   for v in value.values()):
             raise fail("a table of qualified name = {keyword = {volatility, category, text}}")
         return value
-    if name == "lookups":
+    if name in ("lookups", "lookup_types"):
         if not isinstance(value, dict) or not all(
             isinstance(v, list) and all(isinstance(a, str) for a in v) for v in value.values()
         ):
-            raise fail("a table of category = [method names or globs]")
+            raise fail("a table of category = [method names or globs]" if name == "lookups"
+                       else "a table of category = [\"package.Type.method\" names]")
         return value
     if name in ("system_messages", "agent_instructions", "run_state", "request_system", "request_messages",
                 "client_wrappers", "graph_nodes"):

@@ -106,6 +106,8 @@ class Knowledge:
     # (category, methods, receiver words).
     lookups: tuple[tuple[str, str], ...] = ()
     lookup_receivers: tuple[tuple[str, frozenset[str], tuple[str, ...]], ...] = ()
+    # Methods of library clients that are lookups however the receiver is named: "pkg.Type.method" -> category.
+    lookup_types: dict[str, str] = field(default_factory=dict)
     # Framework run state handed to callbacks (rules/sources.yaml run_state): type -> attributes.
     run_state: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Graph frameworks whose nodes take the run's state (rules/sources.yaml graph_nodes):
@@ -329,6 +331,10 @@ def load_knowledge(config: Config) -> Knowledge:
     lookups += [(str(name).lower(), category) for category, names in config.lookups.items() for name in names]
     lookup_receivers = tuple((category, frozenset(spec["methods"]), tuple(spec["receivers"]))
                              for category, spec in sources_raw.get("lookup_receivers", {}).items())
+    lookup_types = {f"{type_name}.{method}": category
+                    for category, types in sources_raw.get("lookup_types", {}).items()
+                    for type_name, methods in types.items() for method in methods}
+    lookup_types.update((name, category) for category, names in config.lookup_types.items() for name in names)
     run_state = {**_argument_lists(sources_raw.get("run_state", {})), **_argument_lists(config.run_state)}
     graph_nodes = {**_argument_lists(sources_raw.get("graph_nodes", {})), **_argument_lists(config.graph_nodes)}
     request_system = {**_argument_lists(sinks_raw.get("request_system", {})), **_argument_lists(config.request_system)}
@@ -373,6 +379,7 @@ def load_knowledge(config: Config) -> Knowledge:
         chat_templates=frozenset((*sinks_raw.get("chat_templates", ()), *config.chat_templates)),
         lookups=tuple(lookups),
         lookup_receivers=lookup_receivers,
+        lookup_types=lookup_types,
         run_state=run_state,
         graph_nodes=graph_nodes,
         request_system=request_system,

@@ -146,3 +146,32 @@ class Service:
 
 def test_a_client_declared_with_its_type_in_the_class_body(tmp_path: Path) -> None:
     assert twins(tmp_path, DECLARED_ON_THE_CLASS) == [(13, "PC001", "error")]
+
+
+WEB_SEARCH = '''
+from tavily import TavilyClient
+
+web = TavilyClient()
+
+
+def answer(question: str):
+    found = web.search(question)
+    record = {**found, "query": question}
+    return OpenAI().chat.completions.create(model="gpt-4.1", messages=[
+        {"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTION}])
+'''
+
+
+def test_a_web_search_client_is_a_lookup_and_a_spread_record_keeps_it(tmp_path: Path) -> None:
+    """rules/sources.yaml `lookup_types`: `TavilyClient().search(q)` returns what the query found,
+    however the client is named; a key read from a dict that spreads the result (`{**found,
+    "query": q}["answer"]`, open_deep_research) is that result. INVALID: it opens the system
+    prompt; VALID twin: it follows the question in the user's turn."""
+    stamped = WEB_SEARCH.replace("SYSTEM", '"Sources: " + record["answer"] + RULES').replace("QUESTION", "question")
+    assert findings(tmp_path / "invalid", stamped) == [(17, "PC001", "error")]
+    root = tmp_path / "invalid"
+    (finding,) = analyze([root], Config(root=root, cache_dir=None), cwd=root).findings
+    # Before, only the question's flow into the record was seen ("request-derived `record[...]`").
+    assert finding.message.startswith("per-request retrieval `web.search(question)`")
+    fixed = WEB_SEARCH.replace("SYSTEM", "RULES").replace("QUESTION", 'question + "\\nSources: " + record["answer"]')
+    assert findings(tmp_path / "valid", fixed) == []

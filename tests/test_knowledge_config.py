@@ -157,3 +157,19 @@ prompt = ChatPrompt(messages=[("system", "Question: {question}\\n" + RULES), ("p
     declared = write_tree(tmp_path / "declared", {"app/prompts.py": app, "pyproject.toml":
                                                   '[tool.promptlint]\nchat-templates = ["acme_prompts.ChatPrompt"]\n'})
     assert [(f.rule, f.location.path, f.location.line) for f in findings(declared)] == [("PC001", "app/prompts.py", 3)]
+
+
+def test_declared_lookup_type_is_a_lookup_however_the_object_is_named(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"app.py": f'''
+from openai import OpenAI
+import serpapi
+POLICY = {POLICY!r}
+engine = serpapi.Client(api_key="k")
+def ask(engine_params: dict, history: list):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": "Results: " + engine.search(engine_params) + POLICY}}, *history])
+'''})
+    assert findings(tmp_path) == []  # an unknown call: not flagged
+    (tmp_path / "pyproject.toml").write_text('[tool.promptlint.lookup-types]\nretrieval = ["serpapi.Client.search"]\n')
+    found = findings(tmp_path)
+    assert [(f.rule, f.volatile_source.category) for f in found] == [("PC001", "retrieval")]

@@ -44,6 +44,8 @@ from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.summaries import first_call_test
 from promptlint.analysis.values import (
     MAX_UNROLL,
+    spread_of,
+    spread_volatile,
     BUILT_ON,
     NONE,
     ClassVal,
@@ -1554,6 +1556,9 @@ class Evaluator:
                 found = base.get(key)
                 if found is not None:
                     return found
+            spread = spread_of(base)
+            if spread is not None:
+                return spread
             return unknown(frame.module.snippet(node), frame.module.location(node))
         if isinstance(node.slice, ast.Slice) and _from_the_end(node.slice) and not self.counts_zero(node.slice, frame):
             latest = _latest_items(base, Step(frame.module.location(node), frame.module.snippet(node)))
@@ -1665,6 +1670,10 @@ class Evaluator:
                 if isinstance(value, Mapping):
                     entries.extend(value.entries)
                     order = order or value.order
+                elif spread_volatile(value):
+                    # `{**hit, "query": q}` of a retrieved record: the keys it spreads are not
+                    # known, and each is as volatile as the record (read back by `spread_of`).
+                    entries.append((None, value))
                 continue
             entries.append((literal_text(self.eval(key_node, frame)), value))
         mapping = Mapping(tuple(entries), order)
@@ -1738,26 +1747,24 @@ class Evaluator:
     def eval_Yield(self, node: ast.Yield, frame: Frame) -> Value:
         """`yield message`: the item joins what the generator gives its caller, in order (as if
         appended to a list it returns); what a caller sends back in is not known."""
-        value = NONE if node.value is None else \
-            unknown(frame.module.snippet(node.value), frame.module.location(node.value)) \
-            if self.yields_an_event(node.value, frame) else self.eval(node.value, frame)
-        self.add_yielded((value,), frame)
+        self.add_yielded((NONE if node.value is None else self.yielded_value(node.value, frame),), frame)
         return unknown(frame.module.snippet(node), frame.module.location(node))
 
-    def yields_an_event(self, value: ast.expr, frame: Frame) -> bool:
-        """`yield handle_event(create_run_started_event(...))`: a project function's result that
-        cannot reach an LLM call, yielded by a streaming run (agno yields hundreds per run). Not
-        run: its item is unknown. A class (a message object) or a library call still runs."""
-        if not isinstance(value, ast.Call) or self.reaching_names is None \
-                or self.nested_call_names(value) & self.reaching_names:
-            return False
-        return isinstance(self.eval(value.func, frame), FuncVal)
+    def yielded_value(self, value: ast.expr, frame: Frame) -> Value:
+        """What `yield` / `yield from` hands out. Not run for a project function's result that
+        cannot reach an LLM call (`yield handle_event(create_run_started_event(...))`): streaming
+        runs yield hundreds of events (agno), and running them spent the step budget before the
+        request. A class (a message object) or a library call still runs."""
+        if isinstance(value, ast.Call) and self.reaching_names is not None \
+                and not self.nested_call_names(value) & self.reaching_names \
+                and isinstance(self.eval(value.func, frame), FuncVal):
+            return unknown(frame.module.snippet(value), frame.module.location(value))
+        return self.eval(value, frame)
 
     def eval_YieldFrom(self, node: ast.YieldFrom, frame: Frame) -> Value:
         """`yield from self.send(messages)`: the inner generator runs (aider sends its request
         there) and its items join this generator's; its return value is not known."""
-        value = unknown(frame.module.snippet(node.value), frame.module.location(node.value)) \
-            if self.yields_an_event(node.value, frame) else self.eval(node.value, frame)
+        value = self.yielded_value(node.value, frame)
         if isinstance(value, Seq):
             self.add_yielded(value.items, frame, value.order)
         else:
@@ -1966,7 +1973,7 @@ class Evaluator:
             # An object called directly with a message list (`self.model(messages)`, a model
             # object's `__call__`, LangChain's `chat(messages)`): that list is the request.
             self.handed_messages(node, args[0], frame)
-        return self.lookup_result(node, result, args, kwargs, frame)
+        return self.lookup_result(node, result, args, kwargs, frame, receiver)
 
     def super_method(self, func: ast.expr, frame: Frame) -> FuncVal | None:
         """`super().name(...)` in a method: the next definition of `name` along the object's
@@ -2012,7 +2019,7 @@ class Evaluator:
             self.on_messages(frame, node, f"messages passed to {frame.module.snippet(node.func)}()", messages)
 
     def lookup_result(self, node: ast.Call, result: Value, args: list[Value], kwargs: dict[str, Value],
-                      frame: Frame) -> Value:
+                      frame: Frame, client: Value | None = None) -> Value:
         """A lookup keyed by something that is not a constant (``retriever.search(question)``)
         returns new content on every request, whatever the store is (rules/sources.yaml
         ``lookups``). A result whose text is known, or a lookup with only constant keys, is kept."""
@@ -2023,6 +2030,9 @@ class Evaluator:
         # Every call passes here: the name test first, the walk over the result only for lookups.
         receiver = _last_name(func.value) if isinstance(func, ast.Attribute) else None
         category = self.knowledge.lookup_category(method, receiver)
+        if category is None and isinstance(client, Obj):
+            # A web search client's `search()` (rules/sources.yaml `lookup_types`), however it is named.
+            category = self.knowledge.lookup_types.get(f"{client.type}.{method}")
         # Memories are written as the conversation goes: what a memory lookup named so returns
         # changes also for a constant key (`get_user_memories(user_id="default")`); a generic
         # `get` with a constant key on a memory (`memory.get("memory", "")`) reads one field.
@@ -3246,8 +3256,7 @@ def _cut_short(value: Value) -> bool:
     not run (its depth ran out): the stored attribute, evaluated on a budget of its own, may know more."""
     if isinstance(value, Instance):
         return not value.attrs
-    return isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN \
-        and value.hole.origin is None and not value.hole.is_history
+    return _plainly_unknown(value)
 
 
 def _locals_used(method: ast.AST, stmt: ast.Assign | ast.AnnAssign) -> list[ast.Assign]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from promptlint.analysis.values import (
     MAX_UNROLL,
+    spread_of,
     NONE,
     Mapping,
     NoneVal,
@@ -886,6 +887,9 @@ def dict_method(ev: "Evaluator", receiver: Mapping, name: str, args: list[Value]
         found = receiver.get(key) if key is not None else None
         if found is not None:
             return found
+        spread = spread_of(receiver)
+        if spread is not None:
+            return spread
         return args[1] if len(args) > 1 else unknown(frame.module.snippet(node), where)
     if name in ("keys", "items", "values"):
         if name == "keys":

@@ -425,3 +425,15 @@ class ValueBox:
 
     value: Value
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def spread_volatile(value: "Value") -> bool:
+    """A value spread into a dict display (`{**record, ...}`) whose keys are not known and whose
+    content changes between calls (a retrieved record)."""
+    return isinstance(value, Unknown) and value.hole.volatility.is_volatile and not value.hole.is_history
+
+
+def spread_of(mapping: Mapping) -> "Value | None":
+    """What a key the dict does not name reads when the dict spreads a volatile record
+    (`{**result, "query": q}["raw_content"]`): that record."""
+    return next((v for k, v in reversed(mapping.entries) if k is None and spread_volatile(v)), None)

@@ -87,7 +87,9 @@ measure minus something (a name for a limit on the left, such as `max_tokens - u
 left, not an excess) and the loop runs oldest first over a history-named list or keeps into one.
 The newest turns that fit are recognized only in a loop that runs newest first (`reversed(x)`,
 `x[::-1]`) over a history-named list or keeps into one, adds to a running total, and stops with
-`break` on a comparison that reads it.
+`break` on a comparison that reads it; not in a function named for a summary (the newest turns kept
+verbatim and the rest summarized: a compaction), nor over a parameter typed `list[str]` (lines of
+text to chunk).
 Items replaced by their distance from the end are found only in a loop over the list itself
 (`enumerate(view)` with a test against `len(view)` that holds for the older items, or
 `reversed(memory)` with a count stepped by one that holds once the count is large; the newest turn
