@@ -44,8 +44,6 @@ from promptlint.analysis.reach import annotation_name, called_names
 from promptlint.analysis.summaries import first_call_test
 from promptlint.analysis.values import (
     MAX_UNROLL,
-    spread_of,
-    spread_volatile,
     BUILT_ON,
     NONE,
     ClassVal,
@@ -78,6 +76,8 @@ from promptlint.analysis.values import (
     map_holes,
     most_volatile,
     render_json,
+    spread_of,
+    spread_volatile,
     unknown,
     volatile_item,
 )

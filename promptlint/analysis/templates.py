@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from promptlint.analysis.values import (
     MAX_UNROLL,
-    spread_of,
     NONE,
     Mapping,
     NoneVal,
@@ -44,6 +43,7 @@ from promptlint.analysis.values import (
     is_structured,
     most_volatile,
     render_json,
+    spread_of,
     unknown,
     volatile_item,
 )
