@@ -365,6 +365,7 @@ class Evaluator:
         # could still reach an LLM call: evaluating them again as entry points adds nothing.
         self.covered: set[int] = set()
         self._clock = CLOCK_EVERY
+        self.jinja_including: set[Path] = set()  # templates being rendered by `{% include %}`: a cycle guard
 
     def release(self) -> None:
         """Break the reference cycles of the values computed (a function's scope holds the
@@ -1712,7 +1713,7 @@ class Evaluator:
     def eval_Await(self, node: ast.Await, frame: Frame) -> Value:
         return self.eval(node.value, frame)
 
-    def typing_call(self, qualname: str, args: list[Value], kwargs: dict[str, Value],
+    def stand_in_call(self, qualname: str, args: list[Value], kwargs: dict[str, Value],
                     frame: Frame) -> Value | None:
         """Calls that only say what a value is: `functools.partial(create, model=...)` (called
         later with the rest), `typing.cast(OpenAI, client)` (a value the caller leaves unknown,
@@ -2579,7 +2580,7 @@ class Evaluator:
         where = frame.module.location(node) if node is not None else None
         if qualname.startswith("builtins."):
             qualname = qualname[9:]
-        stand_in = self.typing_call(qualname, args, kwargs, frame)
+        stand_in = self.stand_in_call(qualname, args, kwargs, frame)
         if stand_in is not None:
             return stand_in
         if qualname in knowledge.apis:

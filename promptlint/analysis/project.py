@@ -27,6 +27,9 @@ T = TypeVar("T")
 SUBCLASSES_OF = "subclasses-of:"
 
 
+_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})  # hidden ones too
+
+
 class Project:
     def __init__(self, root: Path, python_files: list[Path], cwd: Path, max_file_bytes: int,
                  names: dict[Path, list[str]] | None = None) -> None:
@@ -45,6 +48,7 @@ class Project:
         # The module-level names an evaluation looked up in each module (TrackingProject keeps
         # them per entry, as dependencies finer than the file); None: nobody asks.
         self.names_read: defaultdict[Path, set[str]] | None = None
+        self._files_by_name: dict[str, list[Path]] | None = None  # every file under the root, by name
 
     def display(self, path: Path) -> str:
         try:
@@ -104,6 +108,21 @@ class Project:
             return real.read_text(encoding="utf-8", errors="replace")
         except (OSError, RuntimeError, ValueError):
             return None
+
+    def files_ending(self, name: str) -> list[Path]:
+        """The files under the root whose path ends with ``name`` (a template's name relative to a
+        loader folder). The tree is listed once, by file name, skipping hidden, vendored and
+        virtual-environment folders."""
+        parts = Path(name).parts
+        if not parts or ".." in parts or Path(name).is_absolute():
+            return []
+        if self._files_by_name is None:
+            self._files_by_name = {}
+            for folder, dirs, files in os.walk(self.root):
+                dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith(".")]
+                for file in files:
+                    self._files_by_name.setdefault(file, []).append(Path(folder) / file)
+        return [p for p in self._files_by_name.get(parts[-1], ()) if p.parts[-len(parts):] == parts]
 
     def module_named(self, name: str) -> ModuleInfo | None:
         path = self.by_name.get(name)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import string
 from bisect import bisect_left, bisect_right
@@ -71,6 +70,15 @@ def sub_location(piece: Literal, offset: int, length: int = 0) -> Location | Non
     line = piece.location.line + before
     column = offset - newlines[before - 1] if before else piece.location.column + offset
     return Location(piece.location.path, line, column, line, column + max(length, 1))
+
+
+@lru_cache(maxsize=64)
+def _jinja_tree(text: str) -> Any:
+    """A template's syntax tree, parsed once per text (a partial is included by many templates,
+    each rendered for every entry that reads it); raises jinja2's TemplateSyntaxError."""
+    from jinja2 import Environment
+
+    return Environment().parse(text)
 
 
 @lru_cache(maxsize=32)
@@ -403,12 +411,12 @@ def jinja_render(ev: "Evaluator", source: str, origin: Location | tuple[Literal,
                  kwargs: dict[str, Value], node: ast.AST | None) -> Value:
     """Interpret a Jinja2 template's output over abstract values (never rendered). ``origin``: where
     the source starts, or the pieces of a Python string it was joined from."""
-    from jinja2 import Environment, TemplateSyntaxError, nodes
+    from jinja2 import TemplateSyntaxError, nodes
 
     slots = _JinjaSlots(source, origin)
     path = slots.path
     try:
-        tree = Environment().parse(source)
+        tree = _jinja_tree(source)
     except TemplateSyntaxError as exc:
         ev.project.errors.setdefault(path, _file_error(path, f"Jinja2 syntax error (line {exc.lineno}): {exc.message}"))
         return unknown("template", slots.pieces[0].location, Volatility.STABLE)
@@ -460,7 +468,7 @@ def _jinja_include(ev: "Evaluator", name: str, scope: dict[str, Value], out: lis
                    depth: int) -> None:
     """`{% include "partials/x.prompt" %}`: the included file rendered in place with the same
     context, looked up from the folders above the including template (a loader folder holds both)."""
-    from jinja2 import Environment, TemplateSyntaxError, nodes
+    from jinja2 import TemplateSyntaxError, nodes
 
     if slots.path == "<template>":
         return
@@ -472,11 +480,11 @@ def _jinja_include(ev: "Evaluator", name: str, scope: dict[str, Value], out: lis
         if text is None:
             continue
         path = (folder / name).resolve()
-        including: set[Path] = ev.__dict__.setdefault("_jinja_including", set())
+        including = ev.jinja_including
         if path in including:
             return  # a template that includes itself, directly or not: rendered once
         try:
-            tree = Environment().parse(text)
+            tree = _jinja_tree(text)
         except TemplateSyntaxError:
             return
         inner = _JinjaSlots(text, Location(ev.project.display(folder / name), 1, 1, 1, 1))
@@ -1146,26 +1154,6 @@ def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
     return unknown(frame.module.snippet(node) if node is not None else path, where)
 
 
-_SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", "site-packages"})
-
-
-def _files_ending(ev: "Evaluator", name: str) -> list[Path]:
-    """The files under the project root whose path ends with ``name`` (a template's name relative
-    to a loader folder). The project is listed once per process, by file name."""
-    parts = Path(name).parts
-    if not parts or ".." in parts or Path(name).is_absolute():
-        return []
-    index = ev.project.__dict__.get("_files_by_name")
-    if index is None:
-        index = {}
-        for folder, dirs, files in os.walk(ev.project.root):
-            dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith(".")]
-            for file in files:
-                index.setdefault(file, []).append(Path(folder) / file)
-        ev.project.__dict__["_files_by_name"] = index
-    return [p for p in index.get(parts[-1], ()) if p.parts[-len(parts):] == parts]
-
-
 def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Frame", node: ast.Call | None) -> Value:
     where = frame.module.location(node) if node is not None else None
     name = literal_text(args[0]) if args else None
@@ -1188,7 +1176,7 @@ def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Fra
                        for f in folders):
         # Folders the app reads from its configuration at run time: the one project file whose
         # path ends with the template's name is the template (none or several: unknown).
-        matches = _files_ending(ev, name)
+        matches = ev.project.files_ending(name)
         if len(matches) == 1:
             found = read_prompt_file(ev, PathVal(matches[0]), frame)
             if found is not None:
@@ -1229,7 +1217,7 @@ def _template_by_tail(ev: "Evaluator", name: Value | None, folders: list[Value],
         if base is not None:
             bases.add((ev.project.root / base).resolve())  # a relative folder: from the project root
     texts: dict[str, Path] = {}
-    for match in _files_ending(ev, rest[1:]):
+    for match in ev.project.files_ending(rest[1:]):
         if len(match.parts) > depth and match.parents[depth - 1].resolve() in bases:
             found = read_prompt_file(ev, PathVal(match), frame)
             if found is not None:
@@ -1301,10 +1289,10 @@ def _handlebars_as_jinja(text: str) -> str:
 
 
 def _parses(text: str) -> bool:
-    from jinja2 import Environment, TemplateSyntaxError
+    from jinja2 import TemplateSyntaxError
 
     try:
-        Environment().parse(text)
+        _jinja_tree(text)
     except TemplateSyntaxError:
         return False
     return True

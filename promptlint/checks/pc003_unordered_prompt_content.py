@@ -34,7 +34,10 @@ calls run in one kernel process, so they share one order). A set comprehension t
 keeps nothing (`{m["f"] for m in msgs if isinstance(m, dict)}` over objects of a class) has one
 order and is not reported, and neither is a set's or a listing's order after text that already
 changes on every call (a step's search results, then the set of questions asked so far): the
-prompt differs there anyway, so the order costs nothing more.
+prompt differs there anyway, so the order costs nothing more. Nor is an order fixed per process
+inside a turn of the replayed history (a set of URLs joined into the user's text, which is stored
+and re-sent as written); the order of a list of messages itself (examples listed from a folder)
+is still reported.
 
 ## Fix safety
 For set iteration and directory listings `--fix` wraps the iterable in `sorted(...)` (safe: the

@@ -621,7 +621,7 @@ def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
     found: list[_HelperNode] = []
     history_classes = {id(f) for c in nodes_of(tree, ast.ClassDef) if HISTORY_NAME.search(c.name) for f in c.body}
     for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+        params = [a.arg for a in _parameters(function)]
         if not params or params[0] != "self":
             continue
         for node, guards in _walk_with_guards(function.body, ()):
@@ -1392,7 +1392,7 @@ def _excess_drop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Itera
     (``excess -= size``, or ``item, excess = shorten(item, excess)``). Qwen-Agent's
     ``_truncate_input_messages_roughly``. Once the conversation is over its limit, the excess grows
     with every turn, so the first items kept change on every request."""
-    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+    params = [a.arg for a in _parameters(function)]
     excesses: dict[str, ast.Assign] = {}
     for node in nodes_of(function, ast.Assign):
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.BinOp) \
@@ -1402,9 +1402,8 @@ def _excess_drop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Itera
     if not excesses:
         return
     for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
-        iterated = loop.iter
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "reversed":
-            continue  # newest first: the excess would drop the newest items
+        if _newest_first(loop.iter):
+            continue  # the excess would drop the newest items
         items = {n.id for n in nodes_of(loop.target, ast.Name)}
         lowered = _lowered_in(loop)
         for branch in nodes_of(loop, ast.If):
@@ -1500,10 +1499,10 @@ def _newest_fit_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterat
     parameter typed as a list of strings (lines of text to chunk, not messages)."""
     if _SUMMARY_WORD.search(function.name):
         return
-    strings = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
-               if a.annotation is not None and re.fullmatch(r"(?:list|List|Sequence)\[str\]", ast.unparse(a.annotation))}
+    strings = {a.arg for a in _parameters(function) if a.annotation is not None
+               and re.fullmatch(r"(?:list|List|Sequence)\[str\]", ast.unparse(a.annotation))}
     for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
-        if not _newest_first(loop.iter) or not any(isinstance(n, ast.Break) for n in nodes_of(loop, ast.Break)) \
+        if not _newest_first(loop.iter) or not nodes_of(loop, ast.Break) \
                 or {n.id for n in nodes_of(loop.iter, ast.Name)} & strings:
             continue
         items = {n.id for n in nodes_of(loop.target, ast.Name)}
@@ -1515,10 +1514,13 @@ def _newest_fit_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterat
         if not totals or kept is None or not (HISTORY_NAME.search(listed) or HISTORY_NAME.search(kept)):
             continue
         test = next((branch for branch in nodes_of(loop, ast.If) if _compares_total(branch.test, totals)
-                     and any(isinstance(n, ast.Break) for stmt in (*branch.body, *branch.orelse)
-                             for n in nodes_of(stmt, ast.Break))), None)
+                     and any(nodes_of(stmt, ast.Break) for stmt in (*branch.body, *branch.orelse))), None)
         if test is not None:
             yield Cut(test, kept, "keeps only the newest items that fit a budget, newest first until it is spent")
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    return [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
 
 
 def _newest_first(iterated: ast.expr) -> bool:
