@@ -119,7 +119,7 @@ def format_conversation(messages: list) -> str:
         (6, 9, 8, 21), "`kept` is the history without its oldest items, dropped or shortened until the excess "
                        "`exceedance` is used up" + CUT)]),
     "the newest turns kept while they fit a budget (onyx)": (NEWEST_THAT_FIT, [(
-        (7, 9, 8, 18), "`kept` keeps only the newest items that fit a budget, newest first until it is spent" + CUT)]),
+        (7, 9, 8, 18), "`kept` keeps only the newest items that fit a budget (counted from the newest)" + CUT)]),
     "the newest messages that fit kept, the older ones dropped (flagged for caching or not)": ('''
 def fit(history: list, budget: int) -> list:
     """What the llm sees of the history: the newest messages that fit."""
@@ -133,7 +133,7 @@ def fit(history: list, budget: int) -> list:
         else:
             break
     return kept
-''', [((6, 9, 11, 18), "`kept` keeps only the newest items that fit a budget, newest first until it is spent"
+''', [((6, 9, 11, 18), "`kept` keeps only the newest items that fit a budget (counted from the newest)"
                            + CUT)]),
     "two pops under one guard are one root cause": ('''
 class Worker:

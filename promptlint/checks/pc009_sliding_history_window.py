@@ -1516,7 +1516,7 @@ def _newest_fit_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterat
         test = next((branch for branch in nodes_of(loop, ast.If) if _compares_total(branch.test, totals)
                      and any(nodes_of(stmt, ast.Break) for stmt in (*branch.body, *branch.orelse))), None)
         if test is not None:
-            yield Cut(test, kept, "keeps only the newest items that fit a budget, newest first until it is spent")
+            yield Cut(test, kept, "keeps only the newest items that fit a budget (counted from the newest)")
 
 
 def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
