@@ -175,3 +175,48 @@ def test_a_web_search_client_is_a_lookup_and_a_spread_record_keeps_it(tmp_path: 
     assert finding.message.startswith("per-request retrieval `web.search(question)`")
     fixed = WEB_SEARCH.replace("SYSTEM", "RULES").replace("QUESTION", 'question + "\\nSources: " + record["answer"]')
     assert findings(tmp_path / "valid", fixed) == []
+
+
+MATCHED_BY_CLASS = '''
+class Prompt:
+    def __init__(self, text):
+        self.text = text
+
+
+class Assistant:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def prompt(self):
+        return Prompt(SYSTEM)
+
+    def ask(self, question):
+        match self.prompt():
+            case Prompt(text=system_text):
+                messages = [{"role": "system", "content": system_text}, {"role": "user", "content": question}]
+            case _:
+                return None
+        return self.client.chat.completions.create(model="gpt-4.1", messages=messages)
+'''
+
+MATCHED_BY_MAPPING = '''
+def settings():
+    return {"turns": [{"role": "system", "content": SYSTEM}], "model": "gpt-4.1"}
+
+
+class Assistant:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def ask(self, question):
+        match settings():
+            case {"turns": [system_turn], "model": model}:
+                return self.client.chat.completions.create(
+                    model=model, messages=[system_turn, {"role": "user", "content": question}])
+'''
+
+
+def test_names_a_match_statement_captures(tmp_path: Path) -> None:
+    # Before, a `case` bound nothing: the system text read through the pattern was unknown.
+    assert twins(tmp_path / "class", MATCHED_BY_CLASS) == [(18, "PC001", "error")]
+    assert twins(tmp_path / "mapping", MATCHED_BY_MAPPING) == [(9, "PC001", "error")]

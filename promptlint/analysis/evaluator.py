@@ -568,8 +568,9 @@ class Evaluator:
             if info is not None:
                 frame.locals[stmt.name] = ClassVal(info)
         elif isinstance(stmt, ast.Match):
-            self.eval(stmt.subject, frame)
+            subject = self.eval(stmt.subject, frame)
             for case in stmt.cases:
+                self.bind_pattern(case.pattern, subject, frame)
                 self.run_block(case.body, frame)
 
     def run_import(self, stmt: ast.Import | ast.ImportFrom, frame: Frame) -> None:
@@ -1051,6 +1052,45 @@ class Evaluator:
                 else:
                     self.bind(elt, whole or unknown(frame.module.snippet(elt), frame.module.location(elt)),
                               frame, step)
+
+    def bind_pattern(self, pattern: ast.pattern, subject: Value, frame: Frame) -> None:
+        """The names a ``case`` pattern captures, bound to the parts of the subject they match:
+        ``case View(events=events)`` binds the subject's ``events`` (OpenHands' condensed history),
+        ``case {"messages": turns}`` its ``"messages"`` entry, ``case [first, *rest]`` its items."""
+        if isinstance(pattern, ast.MatchAs):
+            if pattern.pattern is not None:
+                self.bind_pattern(pattern.pattern, subject, frame)
+            if pattern.name is not None:
+                self.bind(ast.copy_location(ast.Name(id=pattern.name, ctx=ast.Store()), pattern), subject, frame)
+        elif isinstance(pattern, ast.MatchOr) and pattern.patterns:
+            self.bind_pattern(pattern.patterns[0], subject, frame)  # every alternative binds the same names
+        elif isinstance(pattern, ast.MatchClass):
+            for attr, part in zip(pattern.kwd_attrs, pattern.kwd_patterns):
+                self.bind_pattern(part, self.attribute(subject, attr, frame, part), frame)
+            for part in pattern.patterns:  # by position: `__match_args__` is the class's to say
+                self.bind_pattern(part, self.unmatched(part, frame), frame)
+        elif isinstance(pattern, ast.MatchMapping):
+            for key, part in zip(pattern.keys, pattern.patterns):
+                name = literal_text(self.eval(key, frame))
+                found = None
+                if isinstance(subject, Mapping):
+                    found = (subject.get(name) if name is not None else None) or spread_of(subject)
+                self.bind_pattern(part, found or self.unmatched(part, frame), frame)
+            if pattern.rest is not None:
+                self.bind_pattern(ast.copy_location(ast.MatchAs(name=pattern.rest), pattern),
+                                  self.unmatched(pattern, frame), frame)
+        elif isinstance(pattern, ast.MatchSequence):
+            for index, part in enumerate(pattern.patterns):
+                item = _item(subject, index) if isinstance(subject, Seq) and not isinstance(part, ast.MatchStar) \
+                    and not any(isinstance(p, ast.MatchStar) for p in pattern.patterns[:index]) else None
+                self.bind_pattern(part, item or self.unmatched(part, frame), frame)
+        elif isinstance(pattern, ast.MatchStar) and pattern.name is not None:
+            self.bind(ast.copy_location(ast.Name(id=pattern.name, ctx=ast.Store()), pattern),
+                      self.unmatched(pattern, frame), frame)
+
+    @staticmethod
+    def unmatched(pattern: ast.pattern, frame: Frame) -> Value:
+        return unknown(frame.module.snippet(pattern), frame.module.location(pattern))
 
     def rewritten_system_head(self, target: ast.Subscript | ast.Attribute, value: Value, frame: Frame) -> None:
         """``messages[0]["content"] += memory`` under ``if messages[0]["role"] == "system":``: the
