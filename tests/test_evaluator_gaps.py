@@ -220,3 +220,23 @@ def test_names_a_match_statement_captures(tmp_path: Path) -> None:
     # Before, a `case` bound nothing: the system text read through the pattern was unknown.
     assert twins(tmp_path / "class", MATCHED_BY_CLASS) == [(18, "PC001", "error")]
     assert twins(tmp_path / "mapping", MATCHED_BY_MAPPING) == [(9, "PC001", "error")]
+
+
+CAST_MESSAGES = '''
+class Assistant:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def send(self, turns):
+        messages = cast(list[dict], turns)
+        return self.client.chat.completions.create(model="gpt-4.1", messages=messages)
+
+    def ask(self, question):
+        return self.send([{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_message_list_typed_by_cast_is_still_the_list(tmp_path: Path) -> None:
+    # Before, `cast(list[dict], turns)` of a known list was unknown: judged only where the system
+    # message is written.
+    assert twins(tmp_path, CAST_MESSAGES) == [(17, "PC001", "error")]

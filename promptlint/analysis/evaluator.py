@@ -1756,16 +1756,18 @@ class Evaluator:
     def stand_in_call(self, qualname: str, args: list[Value], kwargs: dict[str, Value],
                     frame: Frame) -> Value | None:
         """Calls that only say what a value is: `functools.partial(create, model=...)` (called
-        later with the rest), `typing.cast(OpenAI, client)` (a value the caller leaves unknown,
-        typed as a library client) and `importlib.import_module("openai")` (a lazy import); None
+        later with the rest), `typing.cast(T, value)` (the value; one the caller leaves unknown
+        typed as a library client: `cast(OpenAI, client)`) and `importlib.import_module("openai")` (a lazy import); None
         for other calls."""
         if qualname == "functools.partial" and args:
             return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
-        if qualname == "typing.cast" and len(args) == 2 and _plainly_unknown(args[1]):
-            # Only to a library client: a cast to a project class would follow every override of
-            # its methods (agno's `team.model = cast(Model, team.model)`), deeper than the depth left.
-            typed = self.type_instance(args[0], frame)
-            return typed if isinstance(typed, Obj) else None
+        if qualname == "typing.cast" and len(args) == 2:
+            # A value the caller leaves unknown is typed only as a library client: as a project
+            # class it would follow every override of its methods (agno's `team.model =
+            # cast(Model, team.model)`), deeper than the depth left. Any other value is itself
+            # (`cast(list[dict], messages)` changes nothing at run time).
+            typed = self.type_instance(args[0], frame) if _plainly_unknown(args[1]) else None
+            return typed if isinstance(typed, Obj) else args[1]
         if qualname == "importlib.import_module" and len(args) == 1 and not kwargs:
             name = literal_text(args[0])
             if name and all(part.isidentifier() for part in name.split(".")):
