@@ -240,3 +240,32 @@ def test_a_message_list_typed_by_cast_is_still_the_list(tmp_path: Path) -> None:
     # Before, `cast(list[dict], turns)` of a known list was unknown: judged only where the system
     # message is written.
     assert twins(tmp_path, CAST_MESSAGES) == [(17, "PC001", "error")]
+
+
+DEDUPED_SECTIONS = '''
+def system_text(sections):
+    parts = []
+    for section in sections:
+        duplicate = False
+        for part in parts:
+            if part == section:
+                duplicate = True
+        if not duplicate:
+            parts.append(section)
+    return "\\n".join(parts)
+
+
+class Assistant:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def ask(self, question):
+        return self.client.chat.completions.create(model="gpt-4.1", messages=[
+            {"role": "system", "content": system_text([SYSTEM])}, {"role": "user", "content": question}])
+'''
+
+
+def test_a_flag_an_if_may_set_is_either_value_afterwards(tmp_path: Path) -> None:
+    # Before, `duplicate = True` in the else-less `if` stuck: `if not duplicate:` never ran, and
+    # the deduplicated sections came out empty.
+    assert twins(tmp_path, DEDUPED_SECTIONS) == [(26, "PC001", "error")]

@@ -275,6 +275,23 @@ def _known_truth(value: Value) -> bool | None:
     return None
 
 
+def _bool_literal(value: Value) -> bool | None:
+    """``True`` or ``False`` written out (held as their text), else None."""
+    text = literal_text(value) if isinstance(value, Text) else None
+    return text == "True" if text in ("True", "False") else None
+
+
+def _flags_set(stmt: ast.If) -> tuple[str, ...]:
+    """Names an ``if`` body sets to ``True`` or ``False`` (kept on the node: asked on every run)."""
+    cached = stmt.__dict__.get("_flags_set")
+    if cached is None:
+        cached = stmt.__dict__["_flags_set"] = tuple(dict.fromkeys(
+            target.id for node in nodes_of(stmt, ast.Assign)
+            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, bool)
+            for target in node.targets if isinstance(target, ast.Name)))
+    return cached
+
+
 T = TypeVar("T")
 
 
@@ -655,7 +672,10 @@ class Evaluator:
         known = stmt.__dict__.get(GUARD_ATTRIBUTE)
         if known is None:
             guard = _guarded_attribute(stmt.test)
-            known = (guard, f"`{ast.unparse(stmt.test)}`" if guard and first_call_test(stmt.test) else None)
+            first = bool(guard) and first_call_test(stmt.test)
+            if guard and not first and not _writes_attribute(stmt.body, guard):
+                guard = None  # `if self.config.auto_select:` reads a setting; it guards no rebuild
+            known = (guard, f"`{ast.unparse(stmt.test)}`" if first else None)
             setattr(stmt, GUARD_ATTRIBUTE, known)
         guard, first_call = known
         if _never_taken(stmt.test, frame):
@@ -670,8 +690,14 @@ class Evaluator:
         kept = frame.locals.get(defaulted) if defaulted is not None else None
         outer_turn = frame.first_turn
         frame.first_turn = outer_turn or first_call
+        flags = {name: frame.locals.get(name) for name in _flags_set(stmt)} if not stmt.orelse else {}
         self.run_block(stmt.body, frame)
         frame.first_turn = outer_turn
+        for name, old in flags.items():
+            # `duplicate = False ... if other == item: duplicate = True`: afterwards the flag is
+            # either value, so a later `if not duplicate: kept.append(item)` still runs.
+            if old is not None and _bool_literal(old) is not None and frame.locals.get(name) is not old:
+                frame.locals[name] = unknown(name, frame.module.location(stmt))
         if kept is not None and most_volatile(kept) is not None and frame.locals.get(defaulted) is not kept:
             frame.locals[defaulted] = _joined(frame.locals[defaulted], kept)
         if guard and before is not None and _rebound(before, frame.locals):
@@ -3792,6 +3818,19 @@ def _guarded_attribute(test: ast.expr) -> str | None:
         if path and path.startswith("self."):
             return path
     return None
+
+
+def _writes_attribute(body: list[ast.stmt], path: str) -> bool:
+    """Whether a block assigns the tested attribute, a part of it or an object holding it: the
+    guard's own state (`if self._x is None: self._x = ...`, `if key != self._key: self._key = key`)."""
+    for stmt in body:
+        for node in nodes_of(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for part in (p for target in targets for p in nodes_of(target, ast.Attribute)):
+                written = _dotted(part)
+                if written and (written == path or path.startswith(written + ".") or written.startswith(path + ".")):
+                    return True
+    return False
 
 
 _BUILTINS = {
