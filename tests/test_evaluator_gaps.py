@@ -265,7 +265,7 @@ class Assistant:
 '''
 
 
-def test_a_flag_an_if_may_set_is_either_value_afterwards(tmp_path: Path) -> None:
-    # Before, `duplicate = True` in the else-less `if` stuck: `if not duplicate:` never ran, and
-    # the deduplicated sections came out empty.
+def test_a_flag_a_loop_may_set_is_either_value_afterwards(tmp_path: Path) -> None:
+    # Before, `duplicate = True` set in the loop over the (empty) kept parts stuck: `if not
+    # duplicate:` never ran, and the deduplicated sections came out empty.
     assert twins(tmp_path, DEDUPED_SECTIONS) == [(26, "PC001", "error")]

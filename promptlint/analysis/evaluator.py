@@ -281,8 +281,8 @@ def _bool_literal(value: Value) -> bool | None:
     return text == "True" if text in ("True", "False") else None
 
 
-def _flags_set(stmt: ast.If) -> tuple[str, ...]:
-    """Names an ``if`` body sets to ``True`` or ``False`` (kept on the node: asked on every run)."""
+def _flags_set(stmt: ast.stmt) -> tuple[str, ...]:
+    """Names a statement's body sets to ``True`` or ``False`` (kept on the node: asked on every run)."""
     cached = stmt.__dict__.get("_flags_set")
     if cached is None:
         cached = stmt.__dict__["_flags_set"] = tuple(dict.fromkeys(
@@ -672,10 +672,7 @@ class Evaluator:
         known = stmt.__dict__.get(GUARD_ATTRIBUTE)
         if known is None:
             guard = _guarded_attribute(stmt.test)
-            first = bool(guard) and first_call_test(stmt.test)
-            if guard and not first and not _writes_attribute(stmt.body, guard):
-                guard = None  # `if self.config.auto_select:` reads a setting; it guards no rebuild
-            known = (guard, f"`{ast.unparse(stmt.test)}`" if first else None)
+            known = (guard, f"`{ast.unparse(stmt.test)}`" if guard and first_call_test(stmt.test) else None)
             setattr(stmt, GUARD_ATTRIBUTE, known)
         guard, first_call = known
         if _never_taken(stmt.test, frame):
@@ -690,14 +687,8 @@ class Evaluator:
         kept = frame.locals.get(defaulted) if defaulted is not None else None
         outer_turn = frame.first_turn
         frame.first_turn = outer_turn or first_call
-        flags = {name: frame.locals.get(name) for name in _flags_set(stmt)} if not stmt.orelse else {}
         self.run_block(stmt.body, frame)
         frame.first_turn = outer_turn
-        for name, old in flags.items():
-            # `duplicate = False ... if other == item: duplicate = True`: afterwards the flag is
-            # either value, so a later `if not duplicate: kept.append(item)` still runs.
-            if old is not None and _bool_literal(old) is not None and frame.locals.get(name) is not old:
-                frame.locals[name] = unknown(name, frame.module.location(stmt))
         if kept is not None and most_volatile(kept) is not None and frame.locals.get(defaulted) is not kept:
             frame.locals[defaulted] = _joined(frame.locals[defaulted], kept)
         if guard and before is not None and _rebound(before, frame.locals):
@@ -961,10 +952,18 @@ class Evaluator:
         else:
             element = self.element_of(iterable, stmt.iter, frame)
             self.bind(stmt.target, element, frame, step=False)
+            flags = {name: frame.locals[name] for name in _flags_set(stmt)
+                     if _bool_literal(frame.locals.get(name, NoneVal())) is not None}
             if sends_requests:
                 self.run_twice(stmt.body, frame)
             else:
                 self.run_block(stmt.body, frame)
+            for name, before in flags.items():
+                # Over items it cannot list, the body runs once, yet the loop may run zero times:
+                # a flag it sets (`if other == item: duplicate = True`) is either value after it,
+                # so a later `if not duplicate: kept.append(item)` still runs.
+                if frame.locals.get(name) is not before:
+                    frame.locals[name] = unknown(name, frame.module.location(stmt))
         frame.order_taint = saved_taint
         self.run_block(stmt.orelse, frame)
 
@@ -1782,18 +1781,22 @@ class Evaluator:
     def stand_in_call(self, qualname: str, args: list[Value], kwargs: dict[str, Value],
                     frame: Frame) -> Value | None:
         """Calls that only say what a value is: `functools.partial(create, model=...)` (called
-        later with the rest), `typing.cast(T, value)` (the value; one the caller leaves unknown
-        typed as a library client: `cast(OpenAI, client)`) and `importlib.import_module("openai")` (a lazy import); None
+        later with the rest), `typing.cast(T, value)` (a list, dict or text itself; a value the
+        caller leaves unknown typed as a library client: `cast(OpenAI, client)`) and `importlib.import_module("openai")` (a lazy import); None
         for other calls."""
         if qualname == "functools.partial" and args:
             return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
         if qualname == "typing.cast" and len(args) == 2:
             # A value the caller leaves unknown is typed only as a library client: as a project
             # class it would follow every override of its methods (agno's `team.model =
-            # cast(Model, team.model)`), deeper than the depth left. Any other value is itself
-            # (`cast(list[dict], messages)` changes nothing at run time).
+            # cast(Model, team.model)`), deeper than the depth left. A list, dict or text is
+            # itself (`cast(list[dict], messages)`). A project object stays unknown: joined after
+            # a branch, two objects tie (their contents are not weighed), and DB-GPT's skill
+            # template then replaced the agent's own, clock and all.
+            if isinstance(args[1], (Seq, Mapping, Text)):
+                return args[1]
             typed = self.type_instance(args[0], frame) if _plainly_unknown(args[1]) else None
-            return typed if isinstance(typed, Obj) else args[1]
+            return typed if isinstance(typed, Obj) else None
         if qualname == "importlib.import_module" and len(args) == 1 and not kwargs:
             name = literal_text(args[0])
             if name and all(part.isidentifier() for part in name.split(".")):
@@ -3819,18 +3822,6 @@ def _guarded_attribute(test: ast.expr) -> str | None:
             return path
     return None
 
-
-def _writes_attribute(body: list[ast.stmt], path: str) -> bool:
-    """Whether a block assigns the tested attribute, a part of it or an object holding it: the
-    guard's own state (`if self._x is None: self._x = ...`, `if key != self._key: self._key = key`)."""
-    for stmt in body:
-        for node in nodes_of(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for part in (p for target in targets for p in nodes_of(target, ast.Attribute)):
-                written = _dotted(part)
-                if written and (written == path or path.startswith(written + ".") or written.startswith(path + ".")):
-                    return True
-    return False
 
 
 _BUILTINS = {
