@@ -269,3 +269,56 @@ def test_a_flag_a_loop_may_set_is_either_value_afterwards(tmp_path: Path) -> Non
     # Before, `duplicate = True` set in the loop over the (empty) kept parts stuck: `if not
     # duplicate:` never ran, and the deduplicated sections came out empty.
     assert twins(tmp_path, DEDUPED_SECTIONS) == [(26, "PC001", "error")]
+
+
+WRAPPED_WHEN_AN_OBJECT = '''
+class Turn:
+    def __init__(self, role, content):
+        self.role = role
+        self.content = content
+
+    def as_dict(self):
+        return {"role": self.role, "content": self.content}
+
+
+class Assistant:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def send(self, messages):
+        if isinstance(messages, Turn):
+            messages = [messages.as_dict()]
+        return self.client.chat.completions.create(model="gpt-4.1", messages=messages)
+
+    def ask(self, question):
+        return self.send([{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+'''
+
+DUMPED_DATA_MODELS = '''
+from pydantic import BaseModel
+
+
+class Turn(BaseModel):
+    role: str
+    content: str
+
+
+class Assistant:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def ask(self, question):
+        turns = [Turn(role="system", content=SYSTEM), Turn(role="user", content=question)]
+        return self.client.chat.completions.create(model="gpt-4.1", messages=[t.model_dump() for t in turns])
+'''
+
+
+def test_a_list_is_no_instance_of_a_project_class(tmp_path: Path) -> None:
+    # Before, `isinstance(messages, Turn)` of the list handed in ran its body: the request became
+    # one unknown message.
+    assert twins(tmp_path, WRAPPED_WHEN_AN_OBJECT) == [(27, "PC001", "error")]
+
+
+def test_a_data_model_dumped_is_a_dict_of_its_fields(tmp_path: Path) -> None:
+    # Before, `model_dump()` of a pydantic message was unknown.
+    assert twins(tmp_path, DUMPED_DATA_MODELS) == [(21, "PC001", "error")]

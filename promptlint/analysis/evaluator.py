@@ -608,7 +608,8 @@ class Evaluator:
 
     def known_type_test(self, test: ast.expr, frame: Frame) -> bool | None:
         """``isinstance(x, list)`` (or its negation) of a value whose type is known: a list, a dict,
-        a str, or a library object (none of the builtins); None when it is not such a test."""
+        a str, or a library object (none of the builtins), or a test against project classes
+        (``project_instance_test``); None when it is not such a test."""
         negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         call = test.operand if negated else test  # type: ignore[attr-defined]
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"
@@ -616,15 +617,33 @@ class Evaluator:
             return None
         wanted = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
         names = {w.id for w in wanted if isinstance(w, ast.Name)}
-        if len(names) != len(wanted) or not names <= BUILTIN_TYPES:
+        if len(names) != len(wanted):
             return None
         value = frame.locals.get(call.args[0].id)
+        if not names <= BUILTIN_TYPES:
+            is_one = None if names & BUILTIN_TYPES else self.project_instance_test(value, names, frame, call)
+            return None if is_one is None else is_one != negated
         kinds = {"list", "tuple"} if isinstance(value, Seq) else \
             {"dict"} if isinstance(value, Mapping) else {"str"} if type(value) is Text else \
             set() if isinstance(value, Obj) else None
         if kinds is None:
             return None
         return bool(kinds & names) != negated
+
+    def project_instance_test(self, value: Value | None, names: set[str], frame: Frame, node: ast.AST) -> bool | None:
+        """``isinstance(messages, Message)`` with project classes: a list, a dict or a text handed
+        over is none of them (OpenHands' formatter wraps a lone `Message` in a list, not a list of
+        them); an object is one when such a class is among its classes; None when unsure."""
+        if not (isinstance(value, (Seq, Mapping, Instance)) or type(value) is Text):
+            return None
+        classes = [self.lookup_name(name, frame, node) for name in names]
+        if not all(isinstance(c, ClassVal) for c in classes) \
+                or any(_builtin_based(self.mro(c.info)) for c in classes):  # type: ignore[union-attr]
+            return None
+        if isinstance(value, Instance):
+            # Not being one of them is not known: the object may be of a subclass made elsewhere.
+            return True if any(c.info is k for c in classes for k in self.mro(value.info)) else None  # type: ignore[union-attr]
+        return False
 
     def none_test(self, test: ast.expr, frame: Frame) -> bool | None:
         """The outcome of ``x is None`` / ``x is not None`` for a name left at None (a parameter at
@@ -2035,6 +2054,9 @@ class Evaluator:
                 for attr in self.knowledge.request_messages.get(receiver.type, ()):
                     if attr in kwargs:
                         self.callback_messages(frame, node, f"{frame.module.snippet(func)}({attr}=...)", kwargs[attr])
+            if func.attr in DUMP_METHODS and isinstance(receiver, Instance) and not args \
+                    and (dumped := self.dumped(receiver)) is not None:
+                return dumped
             callee = self.attribute(receiver, func.attr, frame, func)
         result = self.conversation_read(node, self.call(callee, args, kwargs, frame, node), frame)
         if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent \
@@ -2046,6 +2068,31 @@ class Evaluator:
             # object's `__call__`, LangChain's `chat(messages)`): that list is the request.
             self.handed_messages(node, args[0], frame)
         return self.lookup_result(node, result, args, kwargs, frame, receiver)
+
+    def dumped(self, inst: Instance, depth: int = 0) -> Mapping | None:
+        """`message.model_dump()` of a project data model (pydantic): a dict of its declared
+        fields, in declaration order (bases first), each as the object holds it, a model in a
+        field dumped the same way. None when the class defines a method of that name itself or
+        is not a data model."""
+        classes = self.mro(inst.info)
+        if depth > 3 or any(name in klass.methods for klass in classes for name in DUMP_METHODS) \
+                or not any((_dotted(b.value if isinstance(b, ast.Subscript) else b) or "").rsplit(".", 1)[-1]
+                           in DATA_MODEL_BASES for klass in classes for b in klass.bases):
+            return None
+        held = dict(inst.attrs)
+        entries: list[tuple[str | None, Value]] = []
+        for klass in reversed(classes):
+            for name, _ in _declared_fields(klass):
+                if name in held and all(key != name for key, _ in entries):
+                    entries.append((name, self.dumped_value(held[name], depth)))
+        return Mapping(tuple(entries))
+
+    def dumped_value(self, value: Value, depth: int) -> Value:
+        if isinstance(value, Instance):
+            return self.dumped(value, depth + 1) or value
+        if isinstance(value, Seq):
+            return replace(value, items=tuple(self.dumped_value(item, depth) for item in value.items))
+        return value
 
     def super_method(self, func: ast.expr, frame: Frame) -> FuncVal | None:
         """`super().name(...)` in a method: the next definition of `name` along the object's
@@ -3287,6 +3334,15 @@ def _plainly_unknown(value: Value) -> bool:
 
 
 YIELDED = "<yielded>"  # a generator's items so far, kept among its frame's locals
+DUMP_METHODS = ("model_dump", "dict")  # pydantic's dict of an object's fields (`dict()` in pydantic 1)
+DATA_MODEL_BASES = frozenset({"BaseModel"})
+
+
+def _builtin_based(classes: list[ClassInfo]) -> bool:
+    """Whether a project class derives from a builtin container or text type."""
+    return any((_dotted(base.value if isinstance(base, ast.Subscript) else base) or "").rsplit(".", 1)[-1] in
+               ("list", "dict", "str", "tuple", "UserList", "UserDict", "UserString", "List", "Dict")
+               for klass in classes for base in klass.bases)
 
 
 def _is_generator(function: ast.AST) -> bool:
