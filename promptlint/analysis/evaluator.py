@@ -1801,8 +1801,8 @@ class Evaluator:
                     frame: Frame) -> Value | None:
         """Calls that only say what a value is: `functools.partial(create, model=...)` (called
         later with the rest), `typing.cast(T, value)` (a list, dict or text itself; a value the
-        caller leaves unknown typed as a library client: `cast(OpenAI, client)`) and `importlib.import_module("openai")` (a lazy import); None
-        for other calls."""
+        caller leaves unknown typed as a library client: `cast(OpenAI, client)`) and
+        `importlib.import_module("openai")` (a lazy import); None for other calls."""
         if qualname == "functools.partial" and args:
             return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
         if qualname == "typing.cast" and len(args) == 2:
@@ -3877,7 +3877,6 @@ def _guarded_attribute(test: ast.expr) -> str | None:
         if path and path.startswith("self."):
             return path
     return None
-
 
 
 _BUILTINS = {
