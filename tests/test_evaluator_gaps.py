@@ -2,7 +2,9 @@
 reached through `yield from` (aider's `send_message` yields from `self.send(messages)`), a message
 list a generator builds with `yield` / `yield from`, and a call whose result an async generator
 yields. Calls that only say what a value is: `functools.partial` over the SDK call, `typing.cast`
-of a client the caller hands in, and `importlib.import_module("openai")`. Each INVALID program
+of a client the caller hands in, and `importlib.import_module("openai")`. Values read the way
+Python reads them: names a `match` pattern captures, a cast list, a flag a loop may leave unset,
+a type test against a project class, a pydantic message dumped to a dict. Each INVALID program
 has a VALID twin without the clock ahead of the rules; before, each was judged at best where its
 system message is written, with a history assumed after it."""
 

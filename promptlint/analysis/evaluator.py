@@ -257,6 +257,12 @@ def _is_role_access(node: ast.expr) -> bool:
         and bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value == "role"
 
 
+def _bool_literal(value: Value | None) -> bool | None:
+    """``True`` or ``False`` written out (held as their text), else None."""
+    text = literal_text(value) if isinstance(value, Text) else None
+    return text == "True" if text in ("True", "False") else None
+
+
 def _known_truth(value: Value) -> bool | None:
     """The truth of a value known enough: None, a bool literal, a number, text with some fixed
     characters, a list with a written-out item; else None."""
@@ -266,19 +272,13 @@ def _known_truth(value: Value) -> bool | None:
         text = literal_text(value)
         return None if text is None else text not in ("0", "0.0")
     if isinstance(value, Text):
-        text = literal_text(value)
-        if text in ("True", "False"):
-            return text == "True"
+        flag = _bool_literal(value)
+        if flag is not None:
+            return flag
         return True if any(isinstance(seg, Literal) and seg.text for seg in value.segs) else None
     if isinstance(value, Seq) and any(not isinstance(item, Splice) for item in value.items):
         return True
     return None
-
-
-def _bool_literal(value: Value) -> bool | None:
-    """``True`` or ``False`` written out (held as their text), else None."""
-    text = literal_text(value) if isinstance(value, Text) else None
-    return text == "True" if text in ("True", "False") else None
 
 
 def _flags_set(stmt: ast.stmt) -> tuple[str, ...]:
@@ -638,7 +638,7 @@ class Evaluator:
             return None
         classes = [self.lookup_name(name, frame, node) for name in names]
         if not all(isinstance(c, ClassVal) for c in classes) \
-                or any(_builtin_based(self.mro(c.info)) for c in classes):  # type: ignore[union-attr]
+                or any(_base_names(self.mro(c.info)) & BUILTIN_BASES for c in classes):  # type: ignore[union-attr]
             return None
         if isinstance(value, Instance):
             # Not being one of them is not known: the object may be of a subclass made elsewhere.
@@ -971,8 +971,8 @@ class Evaluator:
         else:
             element = self.element_of(iterable, stmt.iter, frame)
             self.bind(stmt.target, element, frame, step=False)
-            flags = {name: frame.locals[name] for name in _flags_set(stmt)
-                     if _bool_literal(frame.locals.get(name, NoneVal())) is not None}
+            flags = {name: value for name in _flags_set(stmt)
+                     if _bool_literal(value := frame.locals.get(name)) is not None}
             if sends_requests:
                 self.run_twice(stmt.body, frame)
             else:
@@ -2076,8 +2076,7 @@ class Evaluator:
         is not a data model."""
         classes = self.mro(inst.info)
         if depth > 3 or any(name in klass.methods for klass in classes for name in DUMP_METHODS) \
-                or not any((_dotted(b.value if isinstance(b, ast.Subscript) else b) or "").rsplit(".", 1)[-1]
-                           in DATA_MODEL_BASES for klass in classes for b in klass.bases):
+                or not _base_names(classes) & DATA_MODEL_BASES:
             return None
         held = dict(inst.attrs)
         entries: list[tuple[str | None, Value]] = []
@@ -3338,11 +3337,14 @@ DUMP_METHODS = ("model_dump", "dict")  # pydantic's dict of an object's fields (
 DATA_MODEL_BASES = frozenset({"BaseModel"})
 
 
-def _builtin_based(classes: list[ClassInfo]) -> bool:
-    """Whether a project class derives from a builtin container or text type."""
-    return any((_dotted(base.value if isinstance(base, ast.Subscript) else base) or "").rsplit(".", 1)[-1] in
-               ("list", "dict", "str", "tuple", "UserList", "UserDict", "UserString", "List", "Dict")
-               for klass in classes for base in klass.bases)
+BUILTIN_BASES = frozenset({"list", "dict", "str", "tuple", "UserList", "UserDict", "UserString", "List", "Dict"})
+
+
+def _base_names(classes: list[ClassInfo]) -> set[str]:
+    """The last names of the classes' written bases, parameters dropped (`BaseModel`, `list`
+    of `typing.List[str]`)."""
+    return {(_dotted(base.value if isinstance(base, ast.Subscript) else base) or "").rsplit(".", 1)[-1]
+            for klass in classes for base in klass.bases}
 
 
 def _is_generator(function: ast.AST) -> bool:
