@@ -257,14 +257,29 @@ def test_pc006_a_per_session_value_without_origin_is_info() -> None:
 def test_pc007_blames_volatile_values_before_the_last_breakpoint() -> None:
     rule = CacheControlAfterVolatile()
     mark = CacheBreakpoint(at(26))
-    words = ("{} comes before the cache breakpoint of the `openai.chat.completions` call: every call writes a "
-             "new cache entry and none is read")
-    value = layout(Part("system", (CLOCK, LONG, mark, USER, mark, DAY)), Part("final_user", (UNKNOWN,)))
+    words = "{} comes before the cache breakpoint of the `openai.chat.completions` call: {}"
+    value = layout(Part("system", (CLOCK, LONG, mark, USER, LONG, mark, DAY)), Part("final_user", (UNKNOWN,)))
     assert check(rule, value) == [
-        expected(rule, CLOCK, 0, Severity.ERROR, words.format("per-request clock `now`")),
-        expected(rule, USER, 3, Severity.WARNING, words.format("per-user user-id `user_id`")),
+        expected(rule, CLOCK, 0, Severity.ERROR, words.format(
+            "per-request clock `now`", "every call writes a new cache entry and none is read")),
+        expected(rule, USER, 3, Severity.WARNING, words.format(
+            "per-user user-id `user_id`", "each user writes a cache entry of their own, read only by that "
+            "user's later calls, so the stable text after it is written again for every user")),
     ]
     assert check(rule, layout(Part("system", (CLOCK, LONG)))) == []  # no breakpoint: PC001's to judge
+
+
+def test_pc007_a_per_user_value_followed_only_by_its_conversation_is_not_reported() -> None:
+    """That user's later calls read the entry back (khoj's `User's Name:` before the history);
+    the same value before stable text every user shares is a warning (above)."""
+    rule = CacheControlAfterVolatile()
+    mark = CacheBreakpoint(at(26))
+    history = Hole(Volatility.STABLE, "messages", at(24), is_history=True)
+    assert check(rule, layout(Part("system", (USER, Literal("."), mark)), Part("history", (history, mark)))) == []
+    # Text after the last breakpoint is in no entry: it costs nothing more per user.
+    assert check(rule, layout(Part("system", (USER, mark, LONG)))) == []
+    [finding] = check(rule, layout(Part("system", (USER, LONG, mark))))
+    assert finding.severity is Severity.WARNING
 
 
 # --- PC008 -----------------------------------------------------------------------------------

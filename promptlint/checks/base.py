@@ -123,7 +123,8 @@ def characters(count: int) -> str:
     return f"{count:,} character{'' if count == 1 else 's'}"
 
 
-def stable_after(layout: PromptLayout, index: int) -> StableAfter:
+def stable_after(layout: PromptLayout, index: int, until: int | None = None) -> StableAfter:
+    """What follows segment ``index`` (up to segment ``until``, excluded, when given)."""
     chars, history, unknown_length, parts = 0, False, False, []
     known_history, assumed = False, None
     shared_chars, shared_unknown, in_conversation = 0, False, False
@@ -135,6 +136,8 @@ def stable_after(layout: PromptLayout, index: int) -> StableAfter:
     for position, (part, seg) in enumerate(segments):
         if position <= index:
             continue
+        if until is not None and position >= until:
+            break
         if part == "final_user" and not (isinstance(seg, Literal)):
             break  # the user's own text: what follows it was never a shared prefix
         in_conversation = in_conversation or part in EARLIER_TURNS or isinstance(seg, Hole) and seg.is_history

@@ -24,6 +24,13 @@ system=[{"type": "text", "text": POLICY, "cache_control": {"type": "ephemeral"}}
 ## Known problems
 Breakpoints set by code the analyzer cannot see (a wrapper library) are not checked.
 
+Severity and message follow how often the value changes. A per-request value (a clock, an id) is
+an error: no call ever reads the entry it writes. A per-user or per-session value (a user's name,
+a conversation's id) is read again by that user's or conversation's later calls, so it only costs
+the stable text after it that other users would have shared: it is a warning when such text
+follows it up to the breakpoint (at least `min-stable-chars`), and not reported when only the
+conversation's own history does. Per-day and once-per-process values are `info`.
+
 ## Fix safety
 No automatic fix: `--unsafe-fixes` can swap the two blocks where they are literals in one list.
 """
@@ -32,8 +39,31 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from promptlint.checks.base import SEVERITY_BY_VOLATILITY, Rule, RuleContext, breakpoints, describe_hole, volatile_holes
-from promptlint.model import Finding, PromptLayout
+from promptlint.checks.base import (
+    SEVERITY_BY_VOLATILITY,
+    Rule,
+    RuleContext,
+    breakpoints,
+    describe_hole,
+    stable_after,
+    volatile_holes,
+)
+from promptlint.model import Finding, PromptLayout, Volatility
+
+# What a value of each scope before the breakpoint costs: the entry written there is read again
+# only by calls that share the value.
+CONSEQUENCES = {
+    Volatility.PER_USER: "each user writes a cache entry of their own, read only by that user's later calls, "
+                         "so the stable text after it is written again for every user",
+    Volatility.PER_SESSION: "each conversation writes a cache entry of its own, so the stable text after it is "
+                            "written again for every conversation",
+    Volatility.PER_DAY: "the cache entry is written anew once a day, for every conversation at once",
+    Volatility.PER_PROCESS: "each worker process writes a cache entry of its own: workers and restarts never "
+                            "read each other's",
+}
+EVERY_CALL = "every call writes a new cache entry and none is read"
+# A value that is the same for a whole conversation costs only text shared across conversations.
+PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
 
 
 class CacheControlAfterVolatile(Rule):
@@ -53,6 +83,14 @@ def reply(messages: list):
         {"type": "text", "text": POLICY, "cache_control": {"type": "ephemeral"}},
         {"type": "text", "text": f"Now: {datetime.now()}"}], messages=messages)
 """,
+        # A per-user value with only that user's conversation after it: the entry is theirs to read.
+        """
+from anthropic import Anthropic
+def reply(user_name: str, messages: list):
+    return Anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=400, system=[
+        {"type": "text", "text": f"User's name: {user_name}", "cache_control": {"type": "ephemeral"}}],
+        messages=messages)
+""",
     ]
     INVALID = [
         """
@@ -62,6 +100,15 @@ POLICY = "Refunds are allowed within 30 days of purchase with a receipt. " * 30
 def reply(messages: list):
     return Anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=400, system=[
         {"type": "text", "text": f"Now: {datetime.now()}"},
+        {"type": "text", "text": POLICY, "cache_control": {"type": "ephemeral"}}], messages=messages)
+""",
+        # Every user writes the policy into a cache entry of their own.
+        """
+from anthropic import Anthropic
+POLICY = "Refunds are allowed within 30 days of purchase with a receipt. " * 30
+def reply(user_name: str, messages: list):
+    return Anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=400, system=[
+        {"type": "text", "text": f"User's name: {user_name}"},
         {"type": "text", "text": POLICY, "cache_control": {"type": "ephemeral"}}], messages=messages)
 """,
     ]
@@ -74,7 +121,13 @@ def reply(messages: list):
         for index, part, hole in volatile_holes(layout):
             if index > last_mark:
                 continue
+            # Only the text up to the breakpoint is written into the entry; a conversation's own
+            # history is read back by its later calls.
+            if hole.volatility in PER_CONVERSATION \
+                    and not stable_after(layout, index, until=last_mark).matters(context, shared_only=True):
+                continue
             severity = SEVERITY_BY_VOLATILITY[hole.volatility]
+            consequence = CONSEQUENCES.get(hole.volatility, EVERY_CALL)
             message = (f"{describe_hole(hole)} comes before the cache breakpoint of the "
-                       f"`{layout.call.api}` call: every call writes a new cache entry and none is read")
+                       f"`{layout.call.api}` call: {consequence}")
             yield self.finding(layout, layout_index, index, hole, severity, message)
