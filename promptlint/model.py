@@ -131,6 +131,9 @@ class Hole(HashedOnce):
     # them (`history[-k:]`): once the list is longer, the first item kept changes on every request.
     window: Step | None = None
     assumption: str | None = None  # stated when a conclusion rests on an assumption
+    # The test of the `if` (with no `else`) whose body added this value to the text: present only
+    # when that option is on, so it is a cause of its own next to values added under other tests.
+    guard: Location | None = None
 
     @property
     def category(self) -> str:

@@ -245,15 +245,32 @@ def mark_remembered(layout: PromptLayout, names: frozenset[str]) -> PromptLayout
     `ctx.memories`, `user_memories`) made per request: the conversation writes memories (a memory
     tool, an extractor after each turn), so text built from them changes between requests. The
     hole is said as the value named (`ctx.memories`), not as the expression around it."""
+    # A dotted entry (`session.summary`) names an attribute of an object: it matches those
+    # segments anywhere in a path (`session.summary.summary`) and is said as written there.
+    dotted = tuple(name.split(".") for name in names if "." in name)
+
+    def held(path: str) -> tuple[str, str] | None:
+        """The path up to the value remembered, and the name to say it by."""
+        segments = path.split(".")
+        last = segments[-1].lower()
+        if last in names or last.rpartition("_")[2] in names:
+            return path, segments[-1]
+        lowered = [segment.lower() for segment in segments]
+        for wanted in dotted:
+            for start in range(len(lowered) - len(wanted) + 1):
+                if lowered[start:start + len(wanted)] == wanted:
+                    end = start + len(wanted)
+                    return ".".join(segments[:end]), ".".join(segments[start:end])
+        return None
+
     def remembered(hole: Hole) -> Named | None:
-        path = next((path for path in DOTTED.findall(hole.expression)
-                     if (last := path.rpartition(".")[2].lower()) in names or last.rpartition("_")[2] in names), None)
-        if path is None:
+        found = next((found for path in DOTTED.findall(hole.expression) if (found := held(path)) is not None), None)
+        if found is None:
             return None
-        name = path.rpartition(".")[2]
+        path, name = found
         return Named(REMEMBERED, f"remembered in `{name}`", (
-            f"`{name}` is taken by its name to be what a memory store holds about the user; the conversation "
-            "writes it, so this text changes between requests"), expression=path)
+            f"`{name}` is taken by its name to be what a memory store holds about the user or the conversation; "
+            "the conversation writes it, so this text changes between requests"), expression=path)
 
     return _mark_named(layout, remembered)
 

@@ -700,6 +700,7 @@ class Evaluator:
             self.run_block(stmt.orelse, frame)
             return
         before = dict(frame.locals) if guard or stmt.orelse else None
+        optional = None if stmt.orelse else before if before is not None else dict(frame.locals)
         # `if not knowledge: knowledge = retrieve(...)`: a default filled in when the value is
         # empty; otherwise the value stays what it was, and that may be the volatile one.
         defaulted = _defaulted_name(stmt)
@@ -710,6 +711,8 @@ class Evaluator:
         frame.first_turn = outer_turn
         if kept is not None and most_volatile(kept) is not None and frame.locals.get(defaulted) is not kept:
             frame.locals[defaulted] = _joined(frame.locals[defaulted], kept)
+        if optional is not None:
+            _mark_optional(optional, frame, frame.module.location(stmt.test))
         if guard and before is not None and _rebound(before, frame.locals):
             for name, value in list(frame.locals.items()):
                 if name.startswith("self.") and before.get(name) is not value:
@@ -3569,6 +3572,19 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
         found.setdefault(name, node)
     body[0].__dict__["_loop_carried"] = found
     return found
+
+
+def _mark_optional(before: dict[str, Value], frame: Frame, test: Location) -> None:
+    """Text an `if` with no `else` added to a local (`prompt += memories` under `if
+    add_memories:`): its new holes carry the test, so a rule tells values added under different
+    options apart (each is a cause of its own; one option may be off)."""
+    for name, value in frame.locals.items():
+        old = before.get(name)
+        if not isinstance(value, Text) or value is old or not isinstance(old, Text):
+            continue
+        kept = {id(segment) for segment in old.segs if isinstance(segment, Hole)}
+        frame.locals[name] = map_holes(value, lambda hole: hole if id(hole) in kept or hole.guard is not None
+                                       else replace(hole, guard=test))
 
 
 def _read_then_reassigned(body: list[ast.stmt], written_by_calls: Callable[[ast.stmt], set[str]] | None = None

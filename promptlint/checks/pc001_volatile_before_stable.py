@@ -142,7 +142,7 @@ f-string's volatile field to the final user message where the layout is simple.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from promptlint.analysis.derived import RUN_STATE, is_request_content
@@ -622,8 +622,7 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
         return source is not None and source.category in LOOKED_UP
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
-        reported = -1  # scope rank of the most volatile value reported so far in this prompt
-        families: set[str] = set()  # the kinds of value reported at that rank
+        reported: list[_Reported] = []  # the values judged so far in this prompt, first first
         found: list[Finding] = []
         for index, part, hole in volatile_holes(layout):
             if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE \
@@ -631,18 +630,20 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
                 continue
             if hole.category in ORDER_CATEGORIES:
                 continue
-            rank = SCOPE_RANK[hole.volatility]
-            family = _family(hole.category)
-            if rank < reported or rank == reported and family in families:
+            rank, family = SCOPE_RANK[hole.volatility], _family(hole.category)
+            covering = [r for r in reported if r.covers(rank, family, hole.guard)]
+            if covering:
                 # The prefix already misses from an earlier value that changes as often: not a
                 # finding of its own, but moving only the first value would not fix the prompt.
-                if found:
-                    found[-1] = _also_changes(found[-1], hole)
+                noted = next((r.finding for r in reversed(covering) if r.finding is not None), None)
+                if noted is not None:
+                    found[noted] = _also_changes(found[noted], hole)
                 continue
-            # A value of another kind as volatile (the memories after the clock) is a finding of
-            # its own: it has its own fix, and a suppression of the first must not hide it.
-            families = families | {family} if rank == reported else {family}
-            reported = rank
+            # A value of another kind as volatile (the memories after the clock), or one added
+            # under another option, is a finding of its own: it has its own fix, and a suppression
+            # of the first must not hide it.
+            judged = _Reported(rank, family, hole.guard, None)
+            reported.append(judged)
             after = stable_after(layout, index)
             if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
                 continue
@@ -651,8 +652,26 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
                        f"`{layout.call.api}` prompt; {consequence}")
             if after.only_assumed:
                 message += f" (assumed: {after.assumed})"
+            reported[-1] = replace(judged, finding=len(found))
             found.append(self.finding(layout, layout_index, index, hole, severity, message))
         return found
+
+
+@dataclass(frozen=True)
+class _Reported:
+    """A value PC001 judged in a prompt, and the index of its finding (None: too little followed)."""
+
+    rank: int
+    family: str
+    guard: Location | None
+    finding: int | None
+
+    def covers(self, rank: int, family: str, guard: Location | None) -> bool:
+        """Whether a later value is part of this one's cause: it changes no more often (the same
+        family at the same rank, or less often), and it is in the prompt whenever this one is (this
+        one added unconditionally, or under the same option)."""
+        as_often = rank < self.rank or rank == self.rank and family == self.family
+        return as_often and (self.guard is None or self.guard == guard)
 
 
 def _family(category: str) -> str:
