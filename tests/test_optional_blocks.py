@@ -75,6 +75,14 @@ def test_a_value_added_unconditionally_covers_the_options_after_it(tmp_path: Pat
     assert [r.location.line for r in found.related if "also changes here" in r.message] == [18]
 
 
+
+def test_a_computed_condition_is_no_option(tmp_path: Path) -> None:
+    # Both under tests, but the second is a budget check (vanna adds each retrieved document while
+    # it fits): a step of the same assembly, so the run id is listed on the clock's finding.
+    program = AGENT.replace("OPTION", "        if len(content) < 10000:")
+    [found] = findings(tmp_path, {"agent.py": program.replace("if self.add_time:", "if len(content) < 20000:")})
+    assert [r.location.line for r in found.related if "also changes here" in r.message] == [19]
+
 SUMMARY = '''
 from openai import OpenAI
 

@@ -9,6 +9,7 @@ the call's place fails here. PC008 reads files, not layouts: `test_pc008_*` belo
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from promptlint.checks.base import (
     SEVERITY_BY_VOLATILITY,
@@ -240,6 +241,27 @@ def test_pc001_retrieved_content_on_an_uncached_anthropic_call_is_info() -> None
         Severity.INFO, f"per-request retrieval `docs` comes before {len(LONG.text)} characters of stable text "
                        "(system prompt) in the `anthropic.messages` prompt; this call marks no cache breakpoint, "
                        "so nothing is cached as written and the order costs nothing today (info)")
+
+
+def test_pc001_a_per_user_value_costs_only_what_an_explicit_cache_shares_before_its_last_breakpoint() -> None:
+    """Anthropic caches nothing after the last breakpoint: a per-user value there, or one followed
+    by stable text only after it, costs no text another user would read from the cache (khoj's user
+    name, then the breakpoint, then content-block scaffolding of the final turn). A clock keeps its
+    warning: a breakpoint added later would pay off only once it moves."""
+    rule = VolatileBeforeStable()
+    site = CallSite(CALL_AT, "anthropic.messages", "anthropic", None, "ask")
+    mark = CacheBreakpoint(at(26))
+    context = RuleContext(min_stable_chars=100, explicit_cache_providers=frozenset({"anthropic"}))
+    after_mark = PromptLayout(site, (Part("system", (LONG, mark, USER, LONG)),))
+    assert list(rule.check(after_mark, 0, context)) == []
+    before_mark = PromptLayout(site, (Part("system", (USER, mark, LONG)),))
+    assert list(rule.check(before_mark, 0, context)) == []
+    [finding] = rule.check(PromptLayout(site, (Part("system", (USER, LONG, mark)),)), 0, context)
+    assert finding.severity is Severity.WARNING
+    # Where the provider caches every prefix, the same text after the breakpoint counts.
+    assert len(list(rule.check(replace(before_mark, call=SITE), 0, context))) == 1
+    [clock] = rule.check(PromptLayout(site, (Part("system", (CLOCK, mark, LONG)),)), 0, context)
+    assert clock.severity is Severity.WARNING
 
 
 def test_pc006_a_per_session_value_without_origin_is_info() -> None:

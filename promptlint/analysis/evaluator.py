@@ -700,7 +700,8 @@ class Evaluator:
             self.run_block(stmt.orelse, frame)
             return
         before = dict(frame.locals) if guard or stmt.orelse else None
-        optional = None if stmt.orelse else before if before is not None else dict(frame.locals)
+        optional = None if stmt.orelse or not _tests_a_flag(stmt.test) else \
+            before if before is not None else dict(frame.locals)
         # `if not knowledge: knowledge = retrieve(...)`: a default filled in when the value is
         # empty; otherwise the value stays what it was, and that may be the volatile one.
         defaulted = _defaulted_name(stmt)
@@ -3574,9 +3575,18 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
     return found
 
 
+def _tests_a_flag(test: ast.expr) -> bool:
+    """`if agent.add_memories:`, `if use_summary and summary is not None:`: a test of a flag (an
+    option of the program), not of a computed condition (`if count(text) < budget:`, `if
+    len(docs) > 0:`), whose body is not an option but a step of the same assembly."""
+    conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return any(isinstance(c.operand if isinstance(c, ast.UnaryOp) and isinstance(c.op, ast.Not) else c,
+                          (ast.Name, ast.Attribute)) for c in conjuncts)
+
+
 def _mark_optional(before: dict[str, Value], frame: Frame, test: Location) -> None:
-    """Text an `if` with no `else` added to a local (`prompt += memories` under `if
-    add_memories:`): its new holes carry the test, so a rule tells values added under different
+    """Text an `if` with no `else` that tests a flag added to a local (`prompt += memories` under
+    `if add_memories:`): its new holes carry the test, so a rule tells values added under different
     options apart (each is a cause of its own; one option may be off)."""
     for name, value in frame.locals.items():
         old = before.get(name)

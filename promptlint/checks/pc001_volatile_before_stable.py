@@ -105,7 +105,9 @@ the estimate's words; a clock or an id there stays a warning that says so. On a 
 only at explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call
 with no breakpoint caches nothing as written: a clock, id or counter there is a warning that says so
 (the estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or
-recalled content is `info` (it costs nothing today). Request-derived, retrieved or recalled content
+recalled content is `info` (it costs nothing today). A per-user or per-session value there costs only the stable text up to
+the last breakpoint: other conversations read nothing after it from the cache (a value after it is not
+reported). Request-derived, retrieved or recalled content
 followed by text that mostly repeats instructions given before it (a "sandwich" around the
 documents, as graphrag's search prompts do on purpose) is `info`: moving the content would only drop
 the repeat. So is such content followed by less than ~500 tokens of fixed text before other request
@@ -133,7 +135,13 @@ only when they all have one, and with the model the wrapper call names when it n
 gets one finding, at its first value; a later value that changes as often is listed on it ("also
 changes here: move it too"), since moving only the first would not fix the prompt. Content after a
 made-up value (memories after a clock or an id) is a finding of its own: it has its own fix, often
-its own option, and suppressing the clock's finding must not hide it.
+its own option, and suppressing the clock's finding must not hide it. So is a value the prompt gets
+under an option of its own: text added by the body of an `if` with no `else` that tests a flag (`if
+agent.add_session_summary_to_context: prompt += summary`) busts the cache whenever that option is
+on, whichever other options are, so it is listed on an earlier finding only when that one was added
+unconditionally or under the same `if`. A computed condition (`if count(prompt) < budget:`, `if
+len(docs) > 0:`) is a step of the same assembly, not an option. The test is the `if` that added the
+text, where the text is built; a flag tested in another function is not seen.
 
 ## Fix safety
 No automatic fix: moving content changes what the model reads. `--unsafe-fixes` offers to move an
@@ -152,6 +160,7 @@ from promptlint.checks.base import (
     Rule,
     RuleContext,
     StableAfter,
+    breakpoints,
     characters,
     describe_hole,
     has_breakpoint,
@@ -624,6 +633,10 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         reported: list[_Reported] = []  # the values judged so far in this prompt, first first
         found: list[Finding] = []
+        # A value the same for a whole conversation costs the text other conversations would read
+        # from the cache; a provider that caches only at breakpoints stores none after the last one.
+        marks = breakpoints(layout) if layout.call.provider in context.explicit_cache_providers else []
+        shared_until = marks[-1] if marks else None
         for index, part, hole in volatile_holes(layout):
             if part == "tools" or hole.volatility is Volatility.ORDER_UNSTABLE \
                     or part == "final_user" and is_request_content(hole):  # the request: PC010's
@@ -644,8 +657,9 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
             # of the first must not hide it.
             judged = _Reported(rank, family, hole.guard, None)
             reported.append(judged)
-            after = stable_after(layout, index)
-            if not after.matters(context, shared_only=hole.volatility in PER_CONVERSATION):
+            per_conversation = hole.volatility in PER_CONVERSATION
+            after = stable_after(layout, index, until=shared_until if per_conversation else None)
+            if not after.matters(context, shared_only=per_conversation):
                 continue
             severity, consequence = _severity(hole, after, layout, index, context)
             message = (f"{describe_hole(hole)} comes before {after.describe()} in the "
