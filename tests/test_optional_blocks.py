@@ -57,6 +57,9 @@ def test_values_added_under_different_options_are_findings_of_their_own(tmp_path
     assert [(f.location.line, f.severity.value) for f in found] == [(17, "error"), (19, "error")]
     assert "clock" in found[0].message and "uuid" in found[1].message
     assert not any("also changes here" in r.message for f in found for r in f.related)
+    # Each names the test that adds its value.
+    assert [[r.location.line for r in f.related if "only when this test holds" in r.message] for f in found] \
+        == [[16], [18]]
 
 
 def test_values_added_under_the_same_option_are_one_finding(tmp_path: Path) -> None:

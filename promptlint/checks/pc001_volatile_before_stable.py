@@ -141,7 +141,8 @@ agent.add_session_summary_to_context: prompt += summary`) busts the cache whenev
 on, whichever other options are, so it is listed on an earlier finding only when that one was added
 unconditionally or under the same `if`. A computed condition (`if count(prompt) < budget:`, `if
 len(docs) > 0:`) is a step of the same assembly, not an option. The test is the `if` that added the
-text, where the text is built; a flag tested in another function is not seen.
+text, where the text is built (the finding names it: "added to the prompt only when this test
+holds"); a flag tested in another function is not seen.
 
 ## Fix safety
 No automatic fix: moving content changes what the model reads. `--unsafe-fixes` offers to move an
@@ -667,8 +668,17 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
             if after.only_assumed:
                 message += f" (assumed: {after.assumed})"
             reported[-1] = replace(judged, finding=len(found))
-            found.append(self.finding(layout, layout_index, index, hole, severity, message))
+            found.append(_with_guard(self.finding(layout, layout_index, index, hole, severity, message), hole))
         return found
+
+
+def _with_guard(finding: Finding, hole: Hole) -> Finding:
+    """The `if` that added the value, named on its finding: a reviewer sees why a value of the same
+    kind after another one is a finding of its own (the option that adds it may be on alone)."""
+    if hole.guard is None:
+        return finding
+    note = RelatedLocation(hole.guard, "added to the prompt only when this test holds (an option of its own)")
+    return replace(finding, related=(*finding.related, note))
 
 
 @dataclass(frozen=True)
