@@ -3586,15 +3586,23 @@ def _tests_a_flag(test: ast.expr) -> bool:
 
 def _mark_optional(before: dict[str, Value], frame: Frame, test: Location) -> None:
     """Text an `if` with no `else` that tests a flag added to a local (`prompt += memories` under
-    `if add_memories:`): its new holes carry the test, so a rule tells values added under different
-    options apart (each is a cause of its own; one option may be off)."""
+    `if add_memories:`, or `parts.append(memories)` to a list of parts joined later): its new holes
+    carry the test, so a rule tells values added under different options apart (each is a cause of
+    its own; one option may be off)."""
+    def guarded(hole: Hole) -> Hole:
+        return hole if hole.guard is not None else replace(hole, guard=test)
+
     for name, value in frame.locals.items():
         old = before.get(name)
-        if not isinstance(value, Text) or value is old or not isinstance(old, Text):
+        if value is old:
             continue
-        kept = {id(segment) for segment in old.segs if isinstance(segment, Hole)}
-        frame.locals[name] = map_holes(value, lambda hole: hole if id(hole) in kept or hole.guard is not None
-                                       else replace(hole, guard=test))
+        if isinstance(value, Text) and isinstance(old, Text):
+            kept = {id(segment) for segment in old.segs if isinstance(segment, Hole)}
+            frame.locals[name] = map_holes(value, lambda hole: hole if id(hole) in kept else guarded(hole))
+        elif isinstance(value, Seq) and isinstance(old, Seq) and value.order is old.order:
+            items = {id(item) for item in old.items}
+            frame.locals[name] = Seq(tuple(item if id(item) in items else map_holes(item, guarded)
+                                           for item in value.items))
 
 
 def _read_then_reassigned(body: list[ast.stmt], written_by_calls: Callable[[ast.stmt], set[str]] | None = None
