@@ -52,7 +52,7 @@ def test_an_instruction_provider_reading_the_run_state_before_the_guidelines(tmp
     _, _, severity, message = found[0]
     assert severity == "error" and "(assumed:" not in message
     assert "run-state `context.state`" in message and "Agent() instructions" in message
-    assert "the framework calls this function again before every model call" in message
+    assert "the framework builds this text again for later model calls" in message
 
 
 def test_an_instruction_provider_without_run_state_is_quiet(tmp_path: Path) -> None:
@@ -423,3 +423,70 @@ def before_call(call: Call) -> None:
     found = findings(tmp_path, files, config)
     assert [(line, severity) for _, line, severity, _ in found] == [(5, "error")]
     assert "`call.turns = ...`" in found[0][3]
+
+
+AGNO_SESSION_STATE_APP = {
+    "shop/agent.py": f'''
+from agno.agent import Agent
+from agno.run import RunContext
+
+def instructions(run_context: RunContext) -> str:
+    return f"""You keep the user's shopping list.
+Current list: {{run_context.session_state["items"]}}
+{GUIDELINES}"""
+
+shopping_agent = Agent(name="Shopper", instructions=instructions, add_history_to_context=True)
+''',
+}
+
+
+def test_agno_instructions_reading_the_session_state(tmp_path: Path) -> None:
+    """INVALID: Agno builds the instructions again for every run, and the agent's tools write the
+    session state between runs (Agno's documented dynamic-instructions pattern), so the
+    guidelines and the session history after the list never stay a cached prefix. VALID twin:
+    fixed instructions."""
+    [(path, line, severity, message)] = findings(tmp_path / "invalid", AGNO_SESSION_STATE_APP)
+    assert (path, line, severity) == ("shop/agent.py", 6, "error")
+    assert "run-state `run_context.session_state" in message
+    # Even at the end of the instructions the state comes before the history Agno sends after them:
+    # the fix reads it into the user's turn, and the instructions stay fixed.
+    source = AGNO_SESSION_STATE_APP["shop/agent.py"]
+    listed = 'Current list: {run_context.session_state["items"]}\n'
+    assert findings(tmp_path / "valid", {"shop/agent.py": source.replace(listed, "")}) == []
+
+
+AGNO_OWN_TREE = {
+    "agno/__init__.py": "",
+    "agno/run/__init__.py": "from agno.run.base import RunContext\n",
+    "agno/run/base.py": '''
+from dataclasses import dataclass, field
+
+@dataclass
+class RunContext:
+    run_id: str
+    session_state: dict = field(default_factory=dict)
+''',
+    "agno/agent/__init__.py": "",
+    "agno/agent/messages.py": f'''
+from typing import Optional
+from agno.run import RunContext
+
+GUIDELINES = "{GUIDELINES}"
+
+def get_system_message(run_context: Optional[RunContext], add_state: bool) -> dict:
+    content = "You are a helpful agent.\\n"
+    session_state = run_context.session_state if run_context else None
+    if add_state and session_state is not None:
+        content += f"<session_state>{{session_state}}</session_state>\\n"
+    content += GUIDELINES
+    return {{"role": "system", "content": content}}
+''',
+}
+
+
+def test_the_run_context_inside_the_frameworks_own_tree(tmp_path: Path) -> None:
+    """INVALID: analyzing Agno itself, `RunContext` is a project class; the knowledge still
+    applies by its name, so the session state written into the system message is run state."""
+    found = findings(tmp_path, AGNO_OWN_TREE)
+    assert [(path, line) for path, line, _, message in found if "run-state" in message] == \
+        [("agno/agent/messages.py", 10)]

@@ -2534,6 +2534,8 @@ class Evaluator:
                 return Obj(value.qualname)
         if isinstance(value, ClassVal) and value.info.qualname in self.knowledge.types:
             return Obj(self.knowledge.types[value.info.qualname])  # the library's own tree (semantic-kernel's)
+        if isinstance(value, ClassVal) and value.info.qualname in self.knowledge.run_state:
+            return Obj(value.info.qualname)  # a framework's run context, in the framework's own tree (agno's)
         if isinstance(value, ClassVal) and frame.depth < MAX_DEPTH:
             return Instance(value.info, typed=True)
         return None
@@ -2560,8 +2562,8 @@ class Evaluator:
         where = frame.module.location(node)
         return Unknown(Hole(Volatility.PER_REQUEST, expression, None,
                             origin=Origin(where, expression, RUN_STATE, Volatility.PER_REQUEST),
-                            assumption=f"`{expression}` is the agent run's state: tools change it during the run, "
-                                       f"and the framework calls this function again before every model call"))
+                            assumption=f"`{expression}` is the agent run's state: tools change it while the agent "
+                                       f"runs, and the framework builds this text again for later model calls"))
 
     def graph_state(self, base: ast.expr, frame: Frame) -> str | None:
         """The name of ``base`` when it is the state a graph framework hands the node being run:
