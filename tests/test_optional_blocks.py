@@ -62,18 +62,6 @@ def test_values_added_under_different_options_are_findings_of_their_own(tmp_path
         == [[16], [18]]
 
 
-
-def test_parts_appended_under_different_options_are_findings_of_their_own(tmp_path: Path) -> None:
-    # The same prompt built as a list of parts joined at the end (agno's `additional_information`).
-    program = AGENT.replace('content = "You are the support agent.\\n"', 'parts = ["You are the support agent."]')
-    program = program.replace("OPTION", "        if self.add_run_id:")
-    program = program.replace('content += f"The time is {datetime.now()}.\\n"', 'parts.append(f"The time is {datetime.now()}.")')
-    program = program.replace('content += f"Run: {uuid.uuid4()}\\n"', 'parts.append(f"Run: {uuid.uuid4()}")')
-    program = program.replace("content += RULES\n        return content", 'parts.append(RULES)\n        return "\\n".join(parts)')
-    assert "content" not in program.split("def system_message")[1].split("def run")[0]
-    found = findings(tmp_path, {"agent.py": program})
-    assert [(f.location.line, f.severity.value) for f in found] == [(17, "error"), (19, "error")]
-
 def test_values_added_under_the_same_option_are_one_finding(tmp_path: Path) -> None:
     # Both lines under `if self.add_time:`: moving the clock alone would not fix the prompt.
     [found] = findings(tmp_path, {"agent.py": AGENT.replace("OPTION\n", "")})

@@ -3588,23 +3588,15 @@ def _tests_a_flag(test: ast.expr) -> bool:
 
 def _mark_optional(before: dict[str, Value], frame: Frame, test: Location) -> None:
     """Text an `if` with no `else` that tests a flag added to a local (`prompt += memories` under
-    `if add_memories:`, or `parts.append(memories)` to a list of parts joined later): its new holes
-    carry the test, so a rule tells values added under different options apart (each is a cause of
-    its own; one option may be off)."""
-    def guarded(hole: Hole) -> Hole:
-        return hole if hole.guard is not None else replace(hole, guard=test)
-
+    `if add_memories:`): its new holes carry the test, so a rule tells values added under different
+    options apart (each is a cause of its own; one option may be off)."""
     for name, value in frame.locals.items():
         old = before.get(name)
-        if value is old:
+        if not isinstance(value, Text) or value is old or not isinstance(old, Text):
             continue
-        if isinstance(value, Text) and isinstance(old, Text):
-            kept = {id(segment) for segment in old.segs if isinstance(segment, Hole)}
-            frame.locals[name] = map_holes(value, lambda hole: hole if id(hole) in kept else guarded(hole))
-        elif isinstance(value, Seq) and isinstance(old, Seq) and value.order is old.order:
-            items = {id(item) for item in old.items}
-            frame.locals[name] = Seq(tuple(item if id(item) in items else map_holes(item, guarded)
-                                           for item in value.items))
+        kept = {id(segment) for segment in old.segs if isinstance(segment, Hole)}
+        frame.locals[name] = map_holes(value, lambda hole: hole if id(hole) in kept or hole.guard is not None
+                                       else replace(hole, guard=test))
 
 
 def _read_then_reassigned(body: list[ast.stmt], written_by_calls: Callable[[ast.stmt], set[str]] | None = None
