@@ -38,7 +38,7 @@ COVERAGE = (
     ("history_windows", "settings that replay only the last turns (PC009)"),
     ("request_system", "model callbacks that rewrite the system prompt of a request"),
     ("request_messages", "model callbacks that rewrite the message list of a request"),
-    ("run_state", "run state handed to callbacks before every model call (per step)"),
+    ("run_state", "run state handed to callbacks and instruction functions, which run again for later model calls"),
     ("graph_nodes", "graph nodes whose state argument is the run's own content (per conversation)"),
 )
 

@@ -3578,9 +3578,10 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
 
 
 def _tests_a_flag(test: ast.expr) -> bool:
-    """`if agent.add_memories:`, `if use_summary and summary is not None:`: a test of a flag (an
-    option of the program), not of a computed condition (`if count(text) < budget:`, `if
-    len(docs) > 0:`), whose body is not an option but a step of the same assembly."""
+    """A test that is, or has among its `and` terms, a plain name or attribute (`if
+    agent.add_memories:`, `if use_summary and summary is not None:`, `if docs:`): an option of the
+    program, or content present only sometimes. Not a computed condition (`if count(text) <
+    budget:`, `if len(docs) > 0:`), whose body is a step of the same assembly."""
     conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     return any(isinstance(c.operand if isinstance(c, ast.UnaryOp) and isinstance(c.op, ast.Not) else c,
                           (ast.Name, ast.Attribute)) for c in conjuncts)

@@ -105,9 +105,9 @@ the estimate's words; a clock or an id there stays a warning that says so. On a 
 only at explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call
 with no breakpoint caches nothing as written: a clock, id or counter there is a warning that says so
 (the estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or
-recalled content is `info` (it costs nothing today). A per-user or per-session value there costs only the stable text up to
-the last breakpoint: other conversations read nothing after it from the cache (a value after it is not
-reported). Request-derived, retrieved or recalled content
+recalled content is `info` (it costs nothing today). With breakpoints, a per-user or per-session
+value costs only the stable text up to the last one: other conversations read nothing after it from
+the cache (a value after it is not reported). Request-derived, retrieved or recalled content
 followed by text that mostly repeats instructions given before it (a "sandwich" around the
 documents, as graphrag's search prompts do on purpose) is `info`: moving the content would only drop
 the repeat. So is such content followed by less than ~500 tokens of fixed text before other request
