@@ -128,11 +128,31 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
-from promptlint.analysis.index import nodes_of
+from promptlint.analysis.index import nodes_of, of_kind
 from promptlint.checks.base import Rule, RuleContext
 from promptlint.model import CallSite, Finding, Hole, Location, PromptLayout, Severity
+
+# One walk per node, kept while one of the rule's passes over a module runs: the cuts are looked
+# for by a dozen readers, each walking the same functions for its own kinds (8 % of agno's time in
+# a profile). A node's kinds come from the kept walk in the order a walk for them gives (see
+# ``of_kind``). Forgotten at the start of every pass: between two passes the evaluator may drop a
+# function's statements and parse them again, and a kept walk would hand out the old nodes.
+_WALKS: dict[int, tuple[ast.AST, list[ast.AST]]] = {}
+
+
+def _fresh_walks() -> None:
+    _WALKS.clear()
+
+
+def _nodes(node: ast.AST, kind: Any) -> list[Any]:
+    """``nodes_of(node, kind)``, read from the node's kept walk."""
+    kept = _WALKS.get(id(node))
+    if kept is None or kept[0] is not node:  # the node kept alive in the entry: an id is never reused
+        kept = _WALKS[id(node)] = (node, nodes_of(node, ast.AST))
+    return of_kind(kept[1], kind)
+
 
 # Names of conversation containers (matched inside the last name: `short_memory`, `_messages`).
 # Not `memory`: a memory store is searched, and what reaches a prompt is already per request.
@@ -484,6 +504,7 @@ class Conversation:
         """``windows``: framework settings that replay only the last turns (rules/prompt_sinks.yaml
         ``history_windows``: qualified name -> (window keywords, keywords that turn history on)).
         ``skip_helpers``: leave helper cuts (``helper_cuts``) to be reported at their callers."""
+        _fresh_walks()
         for node, name in framework_windows(tree, windows or {}):
             location = _location(path, node)
             message = (f"`{name.rsplit('.', 1)[-1]}` replays only the latest turns of the conversation: once it "
@@ -507,6 +528,7 @@ class Conversation:
                        CallSite(location, "conversation history", "any"), hint=hint)
 
     def helper_cuts(self, path: str, tree: ast.Module) -> list[HelperCut]:
+        _fresh_walks()
         return [HelperCut(cut.function, _location(path, cut.node), cut.history, cut.how, cut.alone)
                 for cut in _helper_cut_nodes(tree)]
 
@@ -514,6 +536,7 @@ class Conversation:
                         ) -> Iterator[tuple[Finding, HelperCut]]:
         """Calls of a helper cut made under a limit test, or with a count lowered until the
         result fits one: the window is the caller's."""
+        _fresh_walks()
         for call, helper in calls_under_limit(tree, helpers):
             where = helper.location
             receiver = ast.unparse(call.func.value)  # type: ignore[attr-defined]
@@ -543,7 +566,7 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
         return
     aliases = _import_aliases(tree)
     seen: set[tuple[int, str, str]] = set()
-    named = [(call, name) for call in nodes_of(tree, ast.Call) if (name := _qualified(call.func, aliases)) in windows]
+    named = [(call, name) for call in _nodes(tree, ast.Call) if (name := _qualified(call.func, aliases)) in windows]
     for call, name in sorted(named, key=lambda found: (found[0].lineno, found[0].col_offset)):
         sizes, switches = windows[name]
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
@@ -567,14 +590,14 @@ def framework_windows(tree: ast.Module, windows: dict[str, tuple[tuple[str, ...]
 def _enclosing_function(tree: ast.Module, node: ast.AST) -> ast.AST:
     """The innermost function whose lines hold ``node`` (the module for top-level code)."""
     line = getattr(node, "lineno", 0)
-    holders = [f for f in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef))
+    holders = [f for f in _nodes(tree, (ast.FunctionDef, ast.AsyncFunctionDef))
                if f.lineno <= line <= (f.end_lineno or f.lineno)]
     return max(holders, key=lambda f: f.lineno, default=tree)
 
 
 def _import_aliases(tree: ast.Module) -> dict[str, str]:
     aliases: dict[str, str] = {}
-    for node in nodes_of(tree, (ast.Import, ast.ImportFrom)):
+    for node in _nodes(tree, (ast.Import, ast.ImportFrom)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
@@ -619,8 +642,8 @@ def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
     if kept is not None:
         return kept
     found: list[_HelperNode] = []
-    history_classes = {id(f) for c in nodes_of(tree, ast.ClassDef) if HISTORY_NAME.search(c.name) for f in c.body}
-    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    history_classes = {id(f) for c in _nodes(tree, ast.ClassDef) if HISTORY_NAME.search(c.name) for f in c.body}
+    for function in _nodes(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         params = [a.arg for a in _parameters(function)]
         if not params or params[0] != "self":
             continue
@@ -628,7 +651,7 @@ def _helper_cut_nodes(tree: ast.Module) -> list[_HelperNode]:
             if any(_is_budget_check(g) for g in guards):
                 continue
             for cut in _cuts_at(function, node, guarded=False):
-                names = {n.id for n in nodes_of(node, ast.Name)}
+                names = {n.id for n in _nodes(node, ast.Name)}
                 if cut.history.startswith("self.") and names & set(params[1:]):
                     found.append(_HelperNode(function.name, cut.node, cut.history, cut.how))
             tail = _latest_asked(node, set(params[1:]), id(function) in history_classes)
@@ -662,12 +685,12 @@ def _countdowns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[froze
     count is tried, not used)."""
     counts: set[str] = set()
     inside: set[int] = set()
-    for loop in nodes_of(function, (ast.While, ast.For, ast.AsyncFor)):
-        lowered = {n.target.id for n in nodes_of(loop, ast.AugAssign)
+    for loop in _nodes(function, (ast.While, ast.For, ast.AsyncFor)):
+        lowered = {n.target.id for n in _nodes(loop, ast.AugAssign)
                    if isinstance(n.op, ast.Sub) and isinstance(n.target, ast.Name)}
-        if lowered and any(_is_budget_check(test.test) for test in nodes_of(loop, (ast.If, ast.While))):
+        if lowered and any(_is_budget_check(test.test) for test in _nodes(loop, (ast.If, ast.While))):
             counts |= lowered
-            inside |= {id(n) for n in nodes_of(loop, ast.AST)}
+            inside |= {id(n) for n in _nodes(loop, ast.AST)}
     return frozenset(counts), inside
 
 
@@ -677,7 +700,7 @@ def _countdown_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterato
     counts, inside = _countdowns(function)
     if not counts:
         return
-    for node in nodes_of(function, ast.Subscript):
+    for node in _nodes(function, ast.Subscript):
         if id(node) in inside or not isinstance(node.slice, ast.Slice) or node.slice.upper is not None:
             continue
         lower = node.slice.lower
@@ -699,8 +722,8 @@ def _masking_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef,
     changes on every request (OpenHands' observation masking, MetaGPT's editor results). The older
     indexes may also come from a method of ``older`` (``omit = self._get_omit_indices(history)``,
     then ``if idx not in omit:`` keeps the item)."""
-    loops = nodes_of(function, (ast.For, ast.AsyncFor))
-    omitted = {a.targets[0].id: a.value for a in nodes_of(function, ast.Assign) if len(a.targets) == 1
+    loops = _nodes(function, (ast.For, ast.AsyncFor))
+    omitted = {a.targets[0].id: a.value for a in _nodes(function, ast.Assign) if len(a.targets) == 1
                and isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.Call)
                and isinstance(a.value.func, ast.Attribute) and a.value.func.attr in older} if older and loops else {}
     for loop in loops:
@@ -737,26 +760,26 @@ def _masking_loop(loop: ast.For | ast.AsyncFor, omitted: frozenset[str] = frozen
         # Older items have a large count of those seen from the newest (`count > keep_latest`): a
         # count steps by one (`cnt += 1`), a budget by a size (`total += len(m.content)`).
         item = loop.target.id
-        probes = {n.target.id for n in nodes_of(loop, ast.AugAssign) if isinstance(n.target, ast.Name)
+        probes = {n.target.id for n in _nodes(loop, ast.AugAssign) if isinstance(n.target, ast.Name)
                   and isinstance(n.op, ast.Add) and isinstance(n.value, ast.Constant) and n.value.value == 1}
         older_when_small, measured = False, None
     else:
         return None
-    for branch in nodes_of(loop, ast.If):
-        compares = [c for c in nodes_of(branch.test, ast.Compare)
+    for branch in _nodes(loop, ast.If):
+        compares = [c for c in _nodes(branch.test, ast.Compare)
                     if any(_bounds(c, probe, older_when_small) for probe in probes)
                     and (measured is None or _measures_length_of(c, measured))]
         replaced = _replacing(branch, item) if compares else None
         if replaced is not None:
             return listed, compares[0], replaced, False
-        for test in nodes_of(branch.test, ast.Compare) if not older_when_small else ():
+        for test in _nodes(branch.test, ast.Compare) if not older_when_small else ():
             # Newest first, an item whose key a newer item already showed (`if file in windows:`,
             # `windows.add(file)` in the loop) is rewritten: each new view rewrites an older one.
-            if _membership(test, {n.id for n in nodes_of(test.left, ast.Name)}, _grown_sets(loop)):
+            if _membership(test, {n.id for n in _nodes(test.left, ast.Name)}, _grown_sets(loop)):
                 replaced = _replacing(branch, item, _copies_of(loop, item))
                 if replaced is not None:
                     return listed, test, replaced, True
-        for test in nodes_of(branch.test, ast.Compare) if omitted and older_when_small else ():
+        for test in _nodes(branch.test, ast.Compare) if omitted and older_when_small else ():
             membership = _membership(test, probes, omitted)
             if membership is None:
                 continue
@@ -770,14 +793,14 @@ def _masking_loop(loop: ast.For | ast.AsyncFor, omitted: frozenset[str] = frozen
 
 def _grown_sets(loop: ast.For | ast.AsyncFor) -> frozenset[str]:
     """Names the loop body adds to (`seen.add(key)`)."""
-    return frozenset(c.func.value.id for c in nodes_of(loop, ast.Call) if isinstance(c.func, ast.Attribute)
+    return frozenset(c.func.value.id for c in _nodes(loop, ast.Call) if isinstance(c.func, ast.Attribute)
                      and c.func.attr == "add" and isinstance(c.func.value, ast.Name))
 
 
 def _copies_of(loop: ast.For | ast.AsyncFor, item: str) -> frozenset[str]:
     """Names the loop binds to a copy of its item (`data = entry.copy()`, `dict(entry)`)."""
     found = set()
-    for assign in nodes_of(loop, ast.Assign):
+    for assign in _nodes(loop, ast.Assign):
         value = assign.value
         copied = isinstance(value, ast.Call) and (
             isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args
@@ -801,7 +824,7 @@ def _membership(test: ast.Compare, probes: set[str], sets: frozenset[str]) -> bo
 
 def _measures_length_of(test: ast.Compare, listed: str) -> bool:
     return any(isinstance(c.func, ast.Name) and c.func.id == "len" and c.args and ast.unparse(c.args[0]) == listed
-               for c in nodes_of(test, ast.Call))
+               for c in _nodes(test, ast.Call))
 
 
 def _bounds(test: ast.Compare, name: str, small: bool) -> bool:
@@ -817,13 +840,13 @@ def _bounds(test: ast.Compare, name: str, small: bool) -> bool:
     side = sides[holder[0]]
     below = isinstance(test.ops[0], (ast.Lt, ast.LtE)) == (holder[0] == 0)
     if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _names_in(n.right, name)
-           for n in nodes_of(side, ast.BinOp)):
+           for n in _nodes(side, ast.BinOp)):
         below = not below  # `len(h) - i > n`: the larger `i`, the smaller the left side
     return below == small
 
 
 def _names_in(node: ast.AST, name: str) -> bool:
-    return any(n.id == name for n in nodes_of(node, ast.Name))
+    return any(n.id == name for n in _nodes(node, ast.Name))
 
 
 def _replacing(branch: ast.If, item: str, copies: frozenset[str] = frozenset()) -> ast.stmt | None:
@@ -831,10 +854,10 @@ def _replacing(branch: ast.If, item: str, copies: frozenset[str] = frozenset()) 
     appended to the list the `else` appends the item to, the item's name bound to a new message,
     or the content of the item (or of a copy of it, ``copies``) written over (`msg["content"] = ...`,
     `msg.content = ...`)."""
-    kept = {ast.unparse(c.func.value) for statement in branch.orelse for c in nodes_of(statement, ast.Call)
+    kept = {ast.unparse(c.func.value) for statement in branch.orelse for c in _nodes(statement, ast.Call)
             if isinstance(c.func, ast.Attribute) and c.func.attr == "append" and len(c.args) == 1
             and isinstance(c.args[0], ast.Name) and c.args[0].id == item}
-    for stmt in (s for statement in branch.body for s in nodes_of(statement, ast.stmt)):
+    for stmt in (s for statement in branch.body for s in _nodes(statement, ast.stmt)):
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
                 and len(call.args) == 1 and ast.unparse(call.func.value) in kept \
@@ -862,7 +885,7 @@ def calls_under_limit(tree: ast.Module, helpers: dict[str, HelperCut]) -> Iterat
     history-named object, under a limit test; and the calls of ``_counted_down_calls``. Each call
     once (a nested function's calls are also its enclosing function's)."""
     seen: set[int] = set()
-    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for function in _nodes(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         found: list[tuple[ast.Call, HelperCut]] = []
         for node, guards in _walk_with_guards(function.body, ()):
             if not any(_is_budget_check(g) for g in guards) or not isinstance(node, (ast.Expr, ast.Assign)):
@@ -881,7 +904,7 @@ def _counted_down_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, helper
                         ) -> Iterator[tuple[ast.Call, HelperCut]]:
     """``self.to_prompt_stack(n)`` after a loop that lowers ``n`` until the result fits a limit
     (griptape's autoprune): the latest ``n`` turns that fit, a window that slides once full."""
-    calls = [(call, helpers[call.func.attr]) for call in nodes_of(function, ast.Call)
+    calls = [(call, helpers[call.func.attr]) for call in _nodes(function, ast.Call)
              if isinstance(call.func, ast.Attribute) and call.func.attr in helpers]
     counts, inside = _countdowns(function) if calls else (frozenset(), set())  # most functions call no helper
     for call, helper in calls:
@@ -899,7 +922,7 @@ def history_cuts(tree: ast.Module) -> Iterator[tuple[ast.AST, Cut]]:
     """Statements that cut a history-named list from the front or the middle, each with its scope
     (the outermost limit test around it, else the innermost guard, else its function)."""
     older = _older_index_methods(tree)
-    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for function in _nodes(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
         yield from _cuts_in(function, older)
 
 
@@ -908,12 +931,12 @@ def _older_index_methods(tree: ast.Module) -> frozenset[str]:
     that ends at a bound computed from a length less a count (SWE-agent's `_get_omit_indices`:
     `last = len(indices) - self.n; return indices[1:last]`)."""
     found = set()
-    for function in nodes_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        returns = [r.value for r in nodes_of(function, ast.Return) if isinstance(r.value, ast.Subscript)
+    for function in _nodes(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        returns = [r.value for r in _nodes(function, ast.Return) if isinstance(r.value, ast.Subscript)
                    and isinstance(r.value.slice, ast.Slice) and r.value.slice.upper is not None]
         if not returns:
             continue
-        bounds = {a.targets[0].id: a.value for a in nodes_of(function, ast.Assign)
+        bounds = {a.targets[0].id: a.value for a in _nodes(function, ast.Assign)
                   if len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)}
         for value in returns:
             upper = value.slice.upper  # type: ignore[union-attr]
@@ -926,8 +949,8 @@ def _older_index_methods(tree: ast.Module) -> frozenset[str]:
 def _length_less_count(expr: ast.expr) -> bool:
     """An expression of a length less something (`len(xs) - n`, `(len(xs) // p) * p - n`)."""
     return any(isinstance(n.op, ast.Sub) and any(isinstance(c.func, ast.Name) and c.func.id == "len"
-                                                 for c in nodes_of(n.left, ast.Call))
-               for n in nodes_of(expr, ast.BinOp))
+                                                 for c in _nodes(n.left, ast.Call))
+               for n in _nodes(expr, ast.BinOp))
 
 
 def _cuts_in(function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -972,14 +995,14 @@ def _compacts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     `maybe_compact_messages`: `summary = await llm.ainvoke(...)`, then the first item and the last
     few kept): a compaction. The dropped turns live on in a summary kept until the next one, and
     the history grows again from a fixed prefix in between: the block cut PC009 recommends."""
-    words = [function.name, *(node.id for node in nodes_of(function, ast.Name)),
-             *(node.attr for node in nodes_of(function, ast.Attribute)),
-             *(node.value for node in nodes_of(function, ast.Constant) if isinstance(node.value, str))]
+    words = [function.name, *(node.id for node in _nodes(function, ast.Name)),
+             *(node.attr for node in _nodes(function, ast.Attribute)),
+             *(node.value for node in _nodes(function, ast.Constant) if isinstance(node.value, str))]
     if not any(_SUMMARY_WORD.search(word) for word in words):
         return False
     return any(isinstance(call.func, ast.Attribute) and call.func.attr in MODEL_METHODS
                and _MODEL_RECEIVER.search(ast.unparse(call.func.value)) is not None
-               for call in nodes_of(function, ast.Call))
+               for call in _nodes(function, ast.Call))
 
 
 def _history_texts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
@@ -987,7 +1010,7 @@ def _history_texts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
     (``text = self.return_history_as_string()``): cutting the text from the front is the same
     window as cutting the list (swarms' dynamic context window)."""
     found: dict[str, str] = {}
-    for node in nodes_of(function, ast.Assign):
+    for node in _nodes(function, ast.Assign):
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
             callee = node.value.func
             name = callee.attr if isinstance(callee, ast.Attribute) else callee.id if isinstance(callee, ast.Name) else ""
@@ -1000,7 +1023,7 @@ def _length_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset
     """Names computed from a length, directly or through other such names (``right = len(text)``,
     ``mid = (left + right) // 2``): a cut at one of them moves with the text's length."""
     pairs: list[tuple[str, ast.expr]] = []
-    for node in nodes_of(function, (ast.Assign, ast.AugAssign)):
+    for node in _nodes(function, (ast.Assign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
             if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
@@ -1014,7 +1037,7 @@ def _length_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset
         changed = False
         for name, value in pairs:
             if name not in names and (_uses_len(value) or any(
-                    n.id in names for n in nodes_of(value, ast.Name))):
+                    n.id in names for n in _nodes(value, ast.Name))):
                 names.add(name)
                 changed = True
     return frozenset(names)
@@ -1030,7 +1053,7 @@ def _text_cut(node: ast.Assign, texts: dict[str, str], length_names: frozenset[s
     lower = value.slice.lower
     moving = lower is not None and (
         isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub) or _uses_len(lower)
-        or any(n.id in length_names for n in nodes_of(lower, ast.Name)))
+        or any(n.id in length_names for n in _nodes(lower, ast.Name)))
     if not moving:
         return None
     name = value.value.id
@@ -1043,7 +1066,7 @@ def _lists_of_non_messages(function: ast.FunctionDef | ast.AsyncFunctionDef) -> 
     role or content (``{"type": ..., "count": 1}``), a hash, an id, a signal. A capped log of those
     is not a prompt's history (bench/wild: tool-call hashes, browser alerts, blocker signals)."""
     found: set[str] = set()
-    for node in nodes_of(function, ast.Call):
+    for node in _nodes(function, ast.Call):
         if isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
                 and len(node.args) == 1 and _not_a_message(node.args[0]):
             found.add(ast.unparse(node.func.value))
@@ -1095,20 +1118,20 @@ def _only_rendered(function: ast.FunctionDef | ast.AsyncFunctionDef, cut: ast.As
     of a copy, not the history a request sends. A loop that appends, yields or returns hands the
     messages on, and any other use (a call, a return, a store) keeps the cut."""
     after = cut.end_lineno or cut.lineno
-    uses = [n for n in nodes_of(function, ast.Name)
+    uses = [n for n in _nodes(function, ast.Name)
             if n.id == name and isinstance(n.ctx, ast.Load) and n.lineno > after]
     if not uses:
         return False
-    counted = {id(call.args[0]) for call in nodes_of(function, ast.Call)
+    counted = {id(call.args[0]) for call in _nodes(function, ast.Call)
                if isinstance(call.func, ast.Name) and call.func.id == "len" and len(call.args) == 1}
-    looped = {id(loop.iter) for loop in nodes_of(function, (ast.For, ast.AsyncFor))
+    looped = {id(loop.iter) for loop in _nodes(function, (ast.For, ast.AsyncFor))
               if not _hands_on(loop)}
     return all(id(use) in counted or id(use) in looped for use in uses)
 
 
 def _hands_on(loop: ast.For | ast.AsyncFor) -> bool:
     """The loop passes its items on: appends or inserts them somewhere, yields or returns."""
-    for node in nodes_of(loop, (ast.Call, ast.Yield, ast.YieldFrom, ast.Return)):
+    for node in _nodes(loop, (ast.Call, ast.Yield, ast.YieldFrom, ast.Return)):
         if not isinstance(node, ast.Call):
             return True
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert", "add", "put"):
@@ -1197,7 +1220,7 @@ def _is_budget_check(test: ast.expr) -> bool:
 
 
 def _tests_a_budget(test: ast.expr) -> bool:
-    for node in nodes_of(test, ast.Compare):
+    for node in _nodes(test, ast.Compare):
         if all(isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops):
             operands = (node.left, *node.comparators)
             if not any(_is_index(o) for o in operands) and any(_is_size(o) for o in operands):
@@ -1241,7 +1264,7 @@ def _front_slice(value: ast.expr, stored: bool) -> str | None:
 
 
 def _uses_len(node: ast.expr) -> bool:
-    return any(isinstance(n.func, ast.Name) and n.func.id == "len" for n in nodes_of(node, ast.Call))
+    return any(isinstance(n.func, ast.Name) and n.func.id == "len" for n in _nodes(node, ast.Call))
 
 
 def _slice_size(value: ast.expr) -> str:
@@ -1262,7 +1285,7 @@ def _unit_of(size: str) -> str:
 def _configured_size(value: ast.expr) -> bool:
     """The window's size is the object's own setting (``self._buffer_size``), not a caller's ``n``."""
     assert isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
-    return any(isinstance(node.value, ast.Name) and node.value.id == "self" for node in nodes_of(value.slice, ast.Attribute))
+    return any(isinstance(node.value, ast.Name) and node.value.id == "self" for node in _nodes(value.slice, ast.Attribute))
 
 
 def _kept_head(value: ast.expr) -> str | None:
@@ -1295,7 +1318,7 @@ def _removes_all_but_latest(loop: ast.For | ast.AsyncFor) -> str | None:
     upper = window.upper
     if not (isinstance(upper, ast.UnaryOp) and isinstance(upper.op, ast.USub) or _uses_len(upper)):
         return None  # `items[:3]`: a fixed head, not all but the latest
-    for call in nodes_of(loop, ast.Call):
+    for call in _nodes(loop, ast.Call):
         if isinstance(call.func, ast.Attribute) and call.func.attr == "remove" and len(call.args) == 1 \
                 and isinstance(call.args[0], ast.Name) and call.args[0].id == loop.target.id:
             history = _history(call.func.value)
@@ -1320,10 +1343,10 @@ def _extends_a_kept_head(function: ast.FunctionDef | ast.AsyncFunctionDef, call:
     if tail is None:
         return None
     history, kept = ast.unparse(tail.value), call.func.value.id
-    for stmt in nodes_of(function, ast.Assign):
+    for stmt in _nodes(function, ast.Assign):
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == kept \
                 and isinstance(stmt.value, ast.List) and stmt.value.elts \
-                and any(_first_items_of(sub) == history for sub in nodes_of(stmt.value.elts[0], ast.Subscript)):
+                and any(_first_items_of(sub) == history for sub in _nodes(stmt.value.elts[0], ast.Subscript)):
             return _history(tail.value)
     return None
 
@@ -1394,19 +1417,19 @@ def _excess_drop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Itera
     with every turn, so the first items kept change on every request."""
     params = [a.arg for a in _parameters(function)]
     excesses: dict[str, ast.Assign] = {}
-    for node in nodes_of(function, ast.Assign):
+    for node in _nodes(function, ast.Assign):
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.BinOp) \
                 and isinstance(node.value.op, ast.Sub) and _is_measure(node.value.left) \
                 and not _names_limit(node.value.left):
             excesses[node.targets[0].id] = node
     if not excesses:
         return
-    for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
+    for loop in _nodes(function, (ast.For, ast.AsyncFor)):
         if _newest_first(loop.iter):
             continue  # the excess would drop the newest items
-        items = {n.id for n in nodes_of(loop.target, ast.Name)}
+        items = {n.id for n in _nodes(loop.target, ast.Name)}
         lowered = _lowered_in(loop)
-        for branch in nodes_of(loop, ast.If):
+        for branch in _nodes(loop, ast.If):
             found = _exhausted_test(branch.test, excesses.keys() & lowered)
             if found is None:
                 continue
@@ -1438,14 +1461,14 @@ def _names_limit(node: ast.expr) -> bool:
 def _lowered_in(loop: ast.AST) -> set[str]:
     """Names the loop lowers (`n -= size`) or binds again from a call (`item, n = shorten(item, n)`)."""
     found = set()
-    for node in nodes_of(loop, (ast.AugAssign, ast.Assign)):
+    for node in _nodes(loop, (ast.AugAssign, ast.Assign)):
         if isinstance(node, ast.AugAssign):
             if isinstance(node.op, ast.Sub) and isinstance(node.target, ast.Name):
                 found.add(node.target.id)
             continue
         if isinstance(node.value, ast.Call) or isinstance(node.value, ast.Constant) and node.value.value == 0:
             for target in node.targets:
-                found |= {n.id for n in nodes_of(target, ast.Name)}
+                found |= {n.id for n in _nodes(target, ast.Name)}
     return found
 
 
@@ -1479,7 +1502,7 @@ def _keeps_item(body: list[ast.stmt], items: set[str]) -> str | None:
             return bool(value.elts) and all(is_item(e) for e in value.elts)
         return False
     for statement in body:
-        for node in nodes_of(statement, (ast.Call, ast.AugAssign)):
+        for node in _nodes(statement, (ast.Call, ast.AugAssign)):
             if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and is_item(node.value):
                 return ast.unparse(node.target)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -1501,20 +1524,20 @@ def _newest_fit_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterat
         return
     strings = {a.arg for a in _parameters(function) if a.annotation is not None
                and re.fullmatch(r"(?:list|List|Sequence)\[str\]", ast.unparse(a.annotation))}
-    for loop in nodes_of(function, (ast.For, ast.AsyncFor)):
-        if not _newest_first(loop.iter) or not nodes_of(loop, ast.Break) \
-                or {n.id for n in nodes_of(loop.iter, ast.Name)} & strings:
+    for loop in _nodes(function, (ast.For, ast.AsyncFor)):
+        if not _newest_first(loop.iter) or not _nodes(loop, ast.Break) \
+                or {n.id for n in _nodes(loop.iter, ast.Name)} & strings:
             continue
-        items = {n.id for n in nodes_of(loop.target, ast.Name)}
-        totals = {n.target.id for n in nodes_of(loop, ast.AugAssign)
+        items = {n.id for n in _nodes(loop.target, ast.Name)}
+        totals = {n.target.id for n in _nodes(loop, ast.AugAssign)
                   if isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name)}
         kept = _keeps_item(loop.body, items) or next(
-            (target for branch in nodes_of(loop, ast.If) if (target := _keeps_item(branch.body, items))), None)
+            (target for branch in _nodes(loop, ast.If) if (target := _keeps_item(branch.body, items))), None)
         listed = ast.unparse(loop.iter)
         if not totals or kept is None or not (HISTORY_NAME.search(listed) or HISTORY_NAME.search(kept)):
             continue
-        test = next((branch for branch in nodes_of(loop, ast.If) if _compares_total(branch.test, totals)
-                     and any(nodes_of(stmt, ast.Break) for stmt in (*branch.body, *branch.orelse))), None)
+        test = next((branch for branch in _nodes(loop, ast.If) if _compares_total(branch.test, totals)
+                     and any(_nodes(stmt, ast.Break) for stmt in (*branch.body, *branch.orelse))), None)
         if test is not None:
             yield Cut(test, kept, "keeps only the newest items that fit a budget (counted from the newest)")
 
