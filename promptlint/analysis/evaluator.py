@@ -3341,8 +3341,7 @@ def _plainly_unknown(value: Value) -> bool:
 YIELDED = "<yielded>"  # a generator's items so far, kept among its frame's locals
 DUMP_METHODS = ("model_dump", "dict")  # pydantic's dict of an object's fields (`dict()` in pydantic 1)
 DATA_MODEL_BASES = frozenset({"BaseModel"})
-
-
+# A class built on a builtin container holds its items as one (isinstance of a project class is not decided)
 BUILTIN_BASES = frozenset({"list", "dict", "str", "tuple", "UserList", "UserDict", "UserString", "List", "Dict"})
 
 

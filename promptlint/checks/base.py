@@ -34,6 +34,9 @@ SEVERITY_BY_VOLATILITY = {
     Volatility.PER_DAY: Severity.INFO,
     Volatility.PER_PROCESS: Severity.INFO,
 }
+# Values that stay the same for a whole conversation: the history after them belongs to that
+# conversation anyway, so only stable text shared across conversations is lost.
+PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
 VOLATILITY_WORDS = {
     Volatility.PER_REQUEST: "per-request",
     Volatility.ORDER_UNSTABLE: "order-unstable",

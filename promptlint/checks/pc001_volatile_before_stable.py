@@ -157,6 +157,7 @@ from typing import Iterable
 from promptlint.analysis.derived import RUN_STATE, is_request_content
 from promptlint.checks.base import (
     LONG_STABLE_CHARS,
+    PER_CONVERSATION,
     SEVERITY_BY_VOLATILITY,
     Rule,
     RuleContext,
@@ -171,9 +172,6 @@ from promptlint.checks.base import (
 from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, RelatedLocation, Severity, Volatility
 
 ORDER_CATEGORIES = {"set-order", "dir-order", "shuffle", "sample", "json-order"}
-# Values that stay the same for a whole conversation: the history after them belongs to that
-# conversation anyway, so only stable text shared across conversations is lost.
-PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
 # Content looked up or computed for the request (not a clock or an id): it is in the prompt on
 # purpose, and where the call is not seen, whether a history follows it is a guess.
 LOOKED_UP = frozenset({"request-derived", "retrieval", "memory"})

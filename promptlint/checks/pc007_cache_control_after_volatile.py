@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from promptlint.checks.base import (
+    PER_CONVERSATION,
     SEVERITY_BY_VOLATILITY,
     Rule,
     RuleContext,
@@ -62,8 +63,6 @@ CONSEQUENCES = {
                             "read each other's",
 }
 EVERY_CALL = "every call writes a new cache entry and none is read"
-# A value that is the same for a whole conversation costs only text shared across conversations.
-PER_CONVERSATION = (Volatility.PER_USER, Volatility.PER_SESSION)
 
 
 class CacheControlAfterVolatile(Rule):

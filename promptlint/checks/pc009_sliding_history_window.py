@@ -142,10 +142,6 @@ from promptlint.model import CallSite, Finding, Hole, Location, PromptLayout, Se
 _WALKS: dict[int, tuple[ast.AST, list[ast.AST]]] = {}
 
 
-def _fresh_walks() -> None:
-    _WALKS.clear()
-
-
 def _nodes(node: ast.AST, kind: Any) -> list[Any]:
     """``nodes_of(node, kind)``, read from the node's kept walk."""
     kept = _WALKS.get(id(node))
@@ -504,7 +500,7 @@ class Conversation:
         """``windows``: framework settings that replay only the last turns (rules/prompt_sinks.yaml
         ``history_windows``: qualified name -> (window keywords, keywords that turn history on)).
         ``skip_helpers``: leave helper cuts (``helper_cuts``) to be reported at their callers."""
-        _fresh_walks()
+        _WALKS.clear()  # a new pass: see _WALKS
         for node, name in framework_windows(tree, windows or {}):
             location = _location(path, node)
             message = (f"`{name.rsplit('.', 1)[-1]}` replays only the latest turns of the conversation: once it "
@@ -528,7 +524,7 @@ class Conversation:
                        CallSite(location, "conversation history", "any"), hint=hint)
 
     def helper_cuts(self, path: str, tree: ast.Module) -> list[HelperCut]:
-        _fresh_walks()
+        _WALKS.clear()  # a new pass: see _WALKS
         return [HelperCut(cut.function, _location(path, cut.node), cut.history, cut.how, cut.alone)
                 for cut in _helper_cut_nodes(tree)]
 
@@ -536,7 +532,7 @@ class Conversation:
                         ) -> Iterator[tuple[Finding, HelperCut]]:
         """Calls of a helper cut made under a limit test, or with a count lowered until the
         result fits one: the window is the caller's."""
-        _fresh_walks()
+        _WALKS.clear()  # a new pass: see _WALKS
         for call, helper in calls_under_limit(tree, helpers):
             where = helper.location
             receiver = ast.unparse(call.func.value)  # type: ignore[attr-defined]
