@@ -55,6 +55,7 @@ class Config:
     agent_settings: dict[str, Any] = field(default_factory=dict, hash=False)  # agent -> keyword -> what it adds
     setting_names: tuple[str, ...] = ()  # value names that are deployment settings (PC010)
     memory_names: tuple[str, ...] = ()  # value names that hold what a memory store remembers (PC001)
+    tool_list_names: tuple[str, ...] = ()  # names of lists that hold a request's tools (PC006)
     # Estimator
     tokenizer: str | None = None  # path to a tokenizer.json for exact counts
     providers: tuple[str, ...] = ()  # providers/models to price when the call's model is unknown
@@ -99,6 +100,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "request-messages": "request_messages",
     "setting-names": "setting_names",
     "memory-names": "memory_names",
+    "tool-list-names": "tool_list_names",
     "tokenizer": "tokenizer",
     "providers": "providers",
     "calls-per-day": "calls_per_day",
@@ -196,7 +198,8 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         return ConfigError(f"{where}: '{key}' must be {expected}, got {value!r}")
 
     if name in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "stable",
-                "sanitizers", "providers", "chat_templates", "setting_names", "memory_names"):
+                "sanitizers", "providers", "chat_templates", "setting_names", "memory_names",
+                "tool_list_names"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise fail("a list of strings")
         return tuple(value)

@@ -97,6 +97,7 @@ class Knowledge:
     conversation_inputs: frozenset[str] = frozenset()  # parameter names holding the conversation so far
     observation_inputs: frozenset[str] = frozenset()  # parameter names holding what an agent's step observed
     memory_names: frozenset[str] = frozenset()  # value names holding what a memory store remembers
+    tool_list_names: frozenset[str] = frozenset()  # names of lists that hold a request's tools
     # Framework settings that replay only the last N turns (PC009): name -> (window keywords, when keywords)
     history_windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     user_messages: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -372,6 +373,8 @@ def load_knowledge(config: Config) -> Knowledge:
         conversation_inputs=frozenset(sinks_raw.get("conversation_inputs", ())),
         observation_inputs=frozenset(sinks_raw.get("observation_inputs", ())),
         memory_names=frozenset(name.lower() for name in (*sinks_raw.get("memory_names", ()), *config.memory_names)),
+        tool_list_names=frozenset(name.lower() for name in (*sinks_raw.get("tool_list_names", ()),
+                                                            *config.tool_list_names)),
         history_windows={name: (tuple(spec.get("window", ())), tuple(spec.get("when", ())))
                          for name, spec in sinks_raw.get("history_windows", {}).items()},
         user_messages=_argument_lists(sinks_raw["user_messages"]),

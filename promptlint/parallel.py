@@ -314,12 +314,13 @@ class LayoutCollector:
         layout = self.with_conversation_derived(layout, frame)
         self.add(assembled_once(layout, frame.first_turn) if frame.first_turn else layout)
 
-    def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value, via: Via | None = None) -> None:
+    def on_messages(self, frame: Frame, node: ast.AST, what: str, messages: Value, via: Via | None = None,
+                    tools: Value | None = None) -> None:
         from promptlint.analysis.layout import messages_layout
 
         if is_test_path(frame.module.display.replace(os.sep, "/")):
             return
-        layout = messages_layout(what, messages, frame.module.location(node), frame.qualname, via)
+        layout = messages_layout(what, messages, frame.module.location(node), frame.qualname, via, tools)
         self.add(self.with_request_derived(layout, frame))
 
     def on_user_turn(self, frame: Frame, node: ast.AST, what: str, text: Value, via: Via | None = None) -> None:

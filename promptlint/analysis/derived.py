@@ -32,6 +32,7 @@ NOT_INPUTS = frozenset({"self", "cls", "None", "True", "False"})
 DERIVED = "request-derived"  # the origin category of request-derived holes
 RUN_STATE = "run-state"  # the origin category of a framework's run state read by a callback
 CONVERSATION = "taken by its name to be the conversation so far, which grows with every turn"
+CHOSEN_TOOLS = "tool-choice"  # the origin category of tools a request gets only when a per-call test holds
 OBSERVED = "observation"  # the origin category of what an agent's step observed (a page, an environment)
 REMEMBERED = "memory"  # the origin category of what a memory store holds about the user
 REQUEST_INPUT = "request-input"  # the origin category of an attribute a follow-up request rewrites

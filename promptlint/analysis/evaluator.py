@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from promptlint.analysis import templates
 from promptlint.analysis.derived import (
+    CHOSEN_TOOLS,
     DERIVED,
     OBSERVED,
     ONE_ITEM_METHODS,
@@ -708,8 +709,11 @@ class Evaluator:
         kept = frame.locals.get(defaulted) if defaulted is not None else None
         outer_turn = frame.first_turn
         frame.first_turn = outer_turn or first_call
+        chosen_tools = self.tool_lists_before(stmt, frame)
         self.run_block(stmt.body, frame)
         frame.first_turn = outer_turn
+        if chosen_tools:
+            self.mark_chosen_tools(chosen_tools, stmt, frame)
         if kept is not None and most_volatile(kept) is not None and frame.locals.get(defaulted) is not kept:
             frame.locals[defaulted] = _joined(frame.locals[defaulted], kept)
         if optional is not None:
@@ -732,6 +736,29 @@ class Evaluator:
                 frame.locals[name] = value  # left as it was by the other branch
             elif other is not value:
                 frame.locals[name] = _joined(value, other)
+
+    def tool_lists_before(self, stmt: ast.If, frame: Frame) -> dict[str, Seq]:
+        """The tool lists an `if` with no `else` may grow when its test reads what this call
+        computed (`if viewport["pageTop"] > 5: tools.append(TOOL_SCROLL_UP)`): their values before it."""
+        if stmt.orelse or not self.knowledge.tool_list_names or not _measures(stmt.test, frame):
+            return {}
+        return {name: value for name, value in frame.locals.items()
+                if isinstance(value, Seq) and _named_like_tools(name, self.knowledge.tool_list_names)}
+
+    def mark_chosen_tools(self, before: dict[str, Seq], stmt: ast.If, frame: Frame) -> None:
+        """Tools added only when a per-call test holds: the list ends with a mark saying so, which
+        the tools part of a request renders as a value that changes between calls (PC006)."""
+        test = frame.module.snippet(stmt.test)
+        where = frame.module.location(stmt.body[0])
+        for name, old in before.items():
+            new = frame.locals.get(name)
+            if not isinstance(new, Seq) or len(new.items) <= len(old.items) \
+                    or any(a is not b for a, b in zip(old.items, new.items)):
+                continue
+            origin = Origin(frame.module.location(stmt.test), f"tools added when `{test}`", CHOSEN_TOOLS,
+                            Volatility.PER_REQUEST)
+            hole = Hole(Volatility.PER_REQUEST, f"the tools added when `{test}`", where, origin=origin)
+            frame.locals[name] = Seq((*new.items, Splice(hole)), new.order)
 
     def run_augassign(self, stmt: ast.AugAssign, frame: Frame) -> None:
         if _is_counter_step(stmt) and (isinstance(stmt.target, ast.Attribute) or frame.in_llm_loop):
@@ -1978,13 +2005,15 @@ class Evaluator:
 
     def filtered_by(self, node: Any, frame: Frame) -> Hole | None:
         """The volatile value a comprehension's filter reads (`[p for p in names if p !=
-        self._previous_speaker]`), if any: which items are kept changes with it."""
+        self._previous_speaker]`), if any: which items are kept changes with it. Not the order of a
+        collection it tests membership in (`if t.name in set(names)`): the same items pass, in the
+        order of the list iterated."""
         for test in (test for generator in node.generators for test in generator.ifs):
             for operand in ast.walk(test):
                 if isinstance(operand, (ast.Name, ast.Attribute)) and isinstance(operand.ctx, ast.Load) \
                         and _text_name(operand) not in (None, "self"):
                     found = most_volatile(self.eval(operand, frame))
-                    if found is not None:
+                    if found is not None and found.volatility is not Volatility.ORDER_UNSTABLE:
                         return found
         return None
 
@@ -2052,7 +2081,7 @@ class Evaluator:
                 method_result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
                 result = self.conversation_read(node, _in_window_of(receiver, method_result), frame)
                 if self.on_messages is not None and "messages" in kwargs and isinstance(receiver, Unknown):
-                    self.handed_messages(node, kwargs["messages"], frame)
+                    self.handed_messages(node, kwargs["messages"], frame, kwargs)
                 return self.lookup_result(node, result, args, kwargs, frame)
             if func.attr == "override" and isinstance(receiver, Obj):
                 for attr in self.knowledge.request_messages.get(receiver.type, ()):
@@ -2065,7 +2094,7 @@ class Evaluator:
         result = self.conversation_read(node, self.call(callee, args, kwargs, frame, node), frame)
         if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent \
                 and not self.sends_nothing(callee):
-            self.handed_messages(node, kwargs["messages"], frame)
+            self.handed_messages(node, kwargs["messages"], frame, kwargs)
         elif self.on_messages is not None and args and "messages" not in kwargs and id(node) not in self._sent \
                 and isinstance(callee, Instance):
             # An object called directly with a message list (`self.model(messages)`, a model
@@ -2129,7 +2158,8 @@ class Evaluator:
         name = callee.qualname.rsplit(".", 1)[-1]
         return name not in self.reaching_names and name not in self.wrappers and not _is_stub(callee.node)
 
-    def handed_messages(self, node: ast.Call, messages: Value, frame: Frame) -> None:
+    def handed_messages(self, node: ast.Call, messages: Value, frame: Frame,
+                        kwargs: dict[str, Value] | None = None) -> None:
         """A message list that opens with a system message, handed as ``messages=`` to a call that
         is not a request we know (a provider object behind a protocol, a client made by a factory
         the analysis cannot follow): every provider sends such a list in its own order, so it is
@@ -2138,7 +2168,8 @@ class Evaluator:
                 and self.opens_with_system(messages.items[0], frame):
             # Judged like a request, also with nothing volatile in sight: what the user's turn
             # derives is marked per request with the layout.
-            self.on_messages(frame, node, f"messages passed to {frame.module.snippet(node.func)}()", messages)
+            self.on_messages(frame, node, f"messages passed to {frame.module.snippet(node.func)}()", messages,
+                             None, kwargs.get("tools") if kwargs else None)
 
     def lookup_result(self, node: ast.Call, result: Value, args: list[Value], kwargs: dict[str, Value],
                       frame: Frame, client: Value | None = None) -> Value:
@@ -3076,18 +3107,19 @@ class Evaluator:
                 frame.first_turn = outer_turn
 
     def message_list(self, frame: Frame, node: ast.AST, what: str, messages: Value | None,
-                     via: Via | None = None) -> None:
+                     via: Via | None = None, tools: Value | None = None) -> None:
         """A whole message list judged in its own order where it is built: handed to a wrapper that
         sends it, or rendered from a chat template (LangChain's ``format_prompt``)."""
         if self.on_messages is not None and isinstance(messages, Seq) and messages.items \
-                and most_volatile(messages) is not None:
-            self.on_messages(frame, node, what, messages, via)
+                and (most_volatile(messages) is not None or tools is not None and most_volatile(tools) is not None):
+            self.on_messages(frame, node, what, messages, via, tools)
 
     def wrapper_messages(self, name: str, slot: str, args: list[Value], kwargs: dict[str, Value],
                          frame: Frame, node: ast.Call, via: Via | None = None) -> None:
         """A message list handed to a wrapper whose parameter becomes an LLM call's messages
         (``provider.chat_completion(messages)``): judged here, where the list is built."""
-        self.message_list(frame, node, f"messages passed to {name}()", _slot_value(slot, args, kwargs), via)
+        self.message_list(frame, node, f"messages passed to {name}()", _slot_value(slot, args, kwargs), via,
+                          kwargs.get("tools"))
 
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
                   derived: set[str] | None = None, inputs: set[str] | None = None,
@@ -3574,6 +3606,29 @@ def _loop_carried(body: list[ast.stmt]) -> dict[str, ast.stmt]:
         found.setdefault(name, node)
     body[0].__dict__["_loop_carried"] = found
     return found
+
+
+ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _measures(test: ast.expr, frame: Frame) -> bool:
+    """A threshold on something this call measured (`viewport["pageTop"] > 5`, `len(history) >=
+    limit`): an ordering comparison that reads a local or a parameter, other than against 0 or 1
+    (`len(tools) > 0` asks whether there are any). An equality with a constant (`environment ==
+    "browser"`), a None or type test or a flag is a setting of the deployment: the same choice on
+    every call of one configuration."""
+    conjuncts = test.values if isinstance(test, ast.BoolOp) else [test]
+    return any(isinstance(c, ast.Compare) and any(isinstance(op, ORDERING) for op in c.ops)
+               and not any(isinstance(side, ast.Constant) and side.value in (0, 1)
+                           for side in (c.left, *c.comparators))
+               and any(isinstance(n, ast.Name) and n.id in frame.locals for n in nodes_of(c, ast.Name))
+               for c in conjuncts)
+
+
+def _named_like_tools(name: str, names: frozenset[str]) -> bool:
+    """A local or attribute named like a list of tools (`tools`, `self.available_tools`)."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return last in names or last.rsplit("_", 1)[-1] in names
 
 
 def _tests_a_flag(test: ast.expr) -> bool:

@@ -257,12 +257,16 @@ def assembly_layout(what: str, text: Value, where: Location, function: str,
     return PromptLayout(site, (system, Part("history", (history,), where)))
 
 
-def messages_layout(what: str, messages: Value, where: Location, function: str, via: Via | None = None
-                    ) -> PromptLayout:
+def messages_layout(what: str, messages: Value, where: Location, function: str, via: Via | None = None,
+                    tools: Value | None = None) -> PromptLayout:
     """The layout of a message list handed to an inferred wrapper whose parameter becomes an LLM
-    call's messages: the order is the list's own, so nothing is assumed about a history."""
+    call's messages: the order is the list's own, so nothing is assumed about a history. The
+    `tools=` handed with it come first, as every provider sends them."""
     site = _assembly_site(f"{MESSAGE_LIST_API} ({what})", where, function, via)
-    return PromptLayout(site, tuple(mark_final_user(message_parts(messages, where))))
+    parts = mark_final_user(message_parts(messages, where))
+    if tools is not None and not isinstance(tools, NoneVal):
+        parts = [Part("tools", tools_text(tools, where), where), *parts]
+    return PromptLayout(site, tuple(parts))
 
 
 def user_turn_layout(what: str, text: Value, where: Location, function: str, via: Via | None = None
