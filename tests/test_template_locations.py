@@ -210,3 +210,33 @@ def test_a_json_string_is_placed_where_the_file_writes_it_even_when_an_earlier_o
     line = text.count("\n", 0, second) + 1
     [(found_line, *_)] = spans(tmp_path, "prompts.json")
     assert found_line == line and line > text.count("\n", 0, text.index(system)) + 1
+
+
+TEMPLATE_USER_APP = '''
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader
+from openai import OpenAI
+
+client = OpenAI()
+TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"))
+
+
+def plan(state) -> str:
+    prompt = TEMPLATES.get_template("plan.j2").render(state=state)
+    response = client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": "You plan software work."}, {"role": "user", "content": prompt}])
+    return response.choices[0].message.content
+'''
+
+
+def test_a_template_value_is_named_by_its_whole_path(tmp_path: Path) -> None:
+    # `{{ state.project["files"] }}` names the value a reviewer looks for; its last name alone
+    # (`files`) could be anything the template reads.
+    rules = "Split the work into small tasks and list the files each task touches. " * 40
+    write_tree(tmp_path, {"app.py": TEMPLATE_USER_APP,
+                          "templates/plan.j2": 'Files:\n{{ state.project["files"] }}\n' + rules + "\n"})
+    result = analyze([tmp_path], Config(root=tmp_path, cache_dir=None, show_info=True), cwd=tmp_path)
+    [finding] = [f for f in result.findings if f.rule == "PC010"]
+    assert "filled per call from `state.project.files` on" in finding.message
+    assert (finding.location.path, finding.location.line) == ("templates/plan.j2", 2)

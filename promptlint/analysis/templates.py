@@ -501,6 +501,15 @@ def _jinja_name(node: Any) -> str:
     return "{{ " + (name or "…") + " }}"
 
 
+def _jinja_path(base: Value, key: object) -> str:
+    """The name of an unknown attribute or item, with the unknown value it is read from
+    (`state.branch.project.name`, not `name`): a finding says which value it means."""
+    step = str(key) if isinstance(key, str) and key.isidentifier() else f"[{key!r}]" if key is not None else "[…]"
+    if not isinstance(base, Unknown) or not base.hole.expression or base.hole.expression in ("call", "expression"):
+        return str(key)
+    return f"{base.hole.expression}.{step}" if not step.startswith("[") else f"{base.hole.expression}{step}"
+
+
 def _jinja_expr(ev: "Evaluator", node: Any, scope: dict[str, Value], where: Location, nodes: Any) -> Value:
     if isinstance(node, nodes.Const):
         return lit(str(node.value), where)
@@ -515,7 +524,7 @@ def _jinja_expr(ev: "Evaluator", node: Any, scope: dict[str, Value], where: Loca
             return base.field(key) or unknown(str(key), where)
         if isinstance(base, Unknown) and base.hole.volatility.is_volatile:
             return base
-        return unknown(str(key), where)
+        return unknown(_jinja_path(base, key), where)
     if isinstance(node, nodes.Filter):
         inner = _jinja_expr(ev, node.node, scope, where, nodes) if node.node is not None else NONE
         if node.name in ("sort", "dictsort"):
