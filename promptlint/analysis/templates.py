@@ -504,10 +504,9 @@ def _jinja_name(node: Any) -> str:
 def _jinja_path(base: Value, key: object) -> str:
     """The name of an unknown attribute or item, with the unknown value it is read from
     (`state.branch.project.name`, not `name`): a finding says which value it means."""
-    step = str(key) if isinstance(key, str) and key.isidentifier() else f"[{key!r}]" if key is not None else "[…]"
-    if not isinstance(base, Unknown) or not base.hole.expression or base.hole.expression in ("call", "expression"):
+    if not isinstance(base, Unknown) or base.hole.expression in ("", "call", "expression"):
         return str(key)
-    return f"{base.hole.expression}.{step}" if not step.startswith("[") else f"{base.hole.expression}{step}"
+    return base.hole.expression + (f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{key!r}]")
 
 
 def _jinja_expr(ev: "Evaluator", node: Any, scope: dict[str, Value], where: Location, nodes: Any) -> Value:
