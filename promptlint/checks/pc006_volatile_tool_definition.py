@@ -117,7 +117,7 @@ def step(page, history: list):
 
 
 def _chosen_message(hole: Hole, layout: PromptLayout) -> str:
-    test = hole.origin.source.removeprefix("tools added when ") if hole.origin else "a test"
-    return (f"the tools sent with the `{layout.call.api}` request include the ones added here only when {test} holds, "
-            "a test of what this call computed: tools come first, so each time its answer changes the tools, "
-            "the system prompt and the whole history after them miss the cache")
+    chosen = hole.origin.source if hole.origin else hole.expression  # "tools added when `<test>`"
+    return (f"the tools sent with the `{layout.call.api}` request change between calls: {chosen}, a test of "
+            "what this call measured; tools come first, so each time its answer changes, the system prompt and "
+            "the whole history after them miss the cache")
