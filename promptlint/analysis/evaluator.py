@@ -738,8 +738,9 @@ class Evaluator:
                 frame.locals[name] = _joined(value, other)
 
     def tool_lists_before(self, stmt: ast.If, frame: Frame) -> dict[str, Seq]:
-        """The tool lists an `if` with no `else` may grow when its test reads what this call
-        computed (`if viewport["pageTop"] > 5: tools.append(TOOL_SCROLL_UP)`): their values before it."""
+        """The tool lists an `if` with no `else` may grow when its test is a threshold on what this
+        call measured (`if viewport["pageTop"] > 5: tools.append(TOOL_SCROLL_UP)`): their values
+        before it."""
         if stmt.orelse or not self.knowledge.tool_list_names or not _measures(stmt.test, frame):
             return {}
         return {name: value for name, value in frame.locals.items()
