@@ -38,7 +38,7 @@ from promptlint.analysis.derived import (
     user_turn_names,
 )
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, resolve_relative
-from promptlint.analysis.layout import argument, is_turn, message_role_content
+from promptlint.analysis.layout import argument, is_turn, message_role_content, named_like
 from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
@@ -744,7 +744,7 @@ class Evaluator:
         if stmt.orelse or not self.knowledge.tool_list_names or not _measures(stmt.test, frame):
             return {}
         return {name: value for name, value in frame.locals.items()
-                if isinstance(value, Seq) and _named_like_tools(name, self.knowledge.tool_list_names)}
+                if isinstance(value, Seq) and named_like(name, self.knowledge.tool_list_names)}
 
     def mark_chosen_tools(self, before: dict[str, Seq], stmt: ast.If, frame: Frame) -> None:
         """Tools added only when a per-call test holds: the list ends with a mark saying so, which
@@ -2082,7 +2082,7 @@ class Evaluator:
                 method_result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
                 result = self.conversation_read(node, _in_window_of(receiver, method_result), frame)
                 if self.on_messages is not None and "messages" in kwargs and isinstance(receiver, Unknown):
-                    self.handed_messages(node, kwargs["messages"], frame, kwargs)
+                    self.handed_messages(node, kwargs["messages"], frame, kwargs.get("tools"))
                 return self.lookup_result(node, result, args, kwargs, frame)
             if func.attr == "override" and isinstance(receiver, Obj):
                 for attr in self.knowledge.request_messages.get(receiver.type, ()):
@@ -2095,7 +2095,7 @@ class Evaluator:
         result = self.conversation_read(node, self.call(callee, args, kwargs, frame, node), frame)
         if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent \
                 and not self.sends_nothing(callee):
-            self.handed_messages(node, kwargs["messages"], frame, kwargs)
+            self.handed_messages(node, kwargs["messages"], frame, kwargs.get("tools"))
         elif self.on_messages is not None and args and "messages" not in kwargs and id(node) not in self._sent \
                 and isinstance(callee, Instance):
             # An object called directly with a message list (`self.model(messages)`, a model
@@ -2159,8 +2159,7 @@ class Evaluator:
         name = callee.qualname.rsplit(".", 1)[-1]
         return name not in self.reaching_names and name not in self.wrappers and not _is_stub(callee.node)
 
-    def handed_messages(self, node: ast.Call, messages: Value, frame: Frame,
-                        kwargs: dict[str, Value] | None = None) -> None:
+    def handed_messages(self, node: ast.Call, messages: Value, frame: Frame, tools: Value | None = None) -> None:
         """A message list that opens with a system message, handed as ``messages=`` to a call that
         is not a request we know (a provider object behind a protocol, a client made by a factory
         the analysis cannot follow): every provider sends such a list in its own order, so it is
@@ -2170,7 +2169,7 @@ class Evaluator:
             # Judged like a request, also with nothing volatile in sight: what the user's turn
             # derives is marked per request with the layout.
             self.on_messages(frame, node, f"messages passed to {frame.module.snippet(node.func)}()", messages,
-                             None, kwargs.get("tools") if kwargs else None)
+                             None, tools)
 
     def lookup_result(self, node: ast.Call, result: Value, args: list[Value], kwargs: dict[str, Value],
                       frame: Frame, client: Value | None = None) -> Value:
@@ -3624,12 +3623,6 @@ def _measures(test: ast.expr, frame: Frame) -> bool:
                            for side in (c.left, *c.comparators))
                and any(isinstance(n, ast.Name) and n.id in frame.locals for n in nodes_of(c, ast.Name))
                for c in conjuncts)
-
-
-def _named_like_tools(name: str, names: frozenset[str]) -> bool:
-    """A local or attribute named like a list of tools (`tools`, `self.available_tools`)."""
-    last = name.rsplit(".", 1)[-1].lower()
-    return last in names or last.rsplit("_", 1)[-1] in names
 
 
 def _tests_a_flag(test: ast.expr) -> bool:

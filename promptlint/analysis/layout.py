@@ -310,7 +310,7 @@ def input_then_fixed_text(layout: PromptLayout, settings: frozenset[str] = froze
                 # nothing in it was ever a shared prefix, whatever its order.
                 return None
         elif first is None and isinstance(segment, Hole) \
-                and segment.volatility is not Volatility.STABLE and not _named_like(segment.expression, settings):
+                and segment.volatility is not Volatility.STABLE and not named_like(segment.expression, settings):
             first = (index, segment)
     if first is None:
         return None
@@ -390,7 +390,7 @@ def _names_one_of(expression: str, names: frozenset[str]) -> bool:
                for word in (found.lower() for found in LAST_NAME.findall(expression)))
 
 
-def _named_like(expression: str, names: frozenset[str]) -> bool:
+def named_like(expression: str, names: frozenset[str]) -> bool:
     """Whether the last name in ``expression`` (``context['entity_types']`` → ``entity_types``)
     is one of ``names``, whole or as its last ``_`` part."""
     words = LAST_NAME.findall(expression)
