@@ -210,6 +210,9 @@ def test_short_known_prefix_before_a_history_says_the_loss_depends_on_it():
     line = format_estimate(est)
     assert "the known stable prefix (600 tokens) is below gpt-4o's 1,024-token minimum" in line
     assert "depends on the conversation history" in line and "nothing is cached either way" not in line
+    # Two histories after the value (khoj's operator prompt has four) are one part to wait on.
+    est = run((Part("system", (clock(), words(600))), HISTORY, HISTORY, QUESTION), "openai", "gpt-4o", bust_index=0)
+    assert format_estimate(est).count("conversation history") == 1
 
 
 def test_history_after_the_last_breakpoint_is_not_counted_as_lost():

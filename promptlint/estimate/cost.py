@@ -123,7 +123,7 @@ def _below_minimum(tokens: int, row: PriceRow, unknown: tuple[str, ...] = ()) ->
     if unknown:  # the history after it may well carry the prefix past the minimum
         return (f"the known stable prefix ({tokens:,} token{'' if tokens == 1 else 's'}) is below {row.model}'s "
                 f"{row.min_cacheable_tokens:,}-token minimum; the loss depends on the "
-                f"{', '.join(unknown)} after it (unknown length)")
+                f"{', '.join(dict.fromkeys(unknown))} after it (unknown length)")  # each part named once
     return (f"the stable prefix ({tokens:,} known token{'' if tokens == 1 else 's'}) is below {row.model}'s "
             f"{row.min_cacheable_tokens:,}-token minimum: nothing is cached either way")
 
