@@ -2715,43 +2715,34 @@ class Evaluator:
         if method is None or name in seen:
             return True
         seen.add(name)
-        names = self.nested_call_names(method)
-        called = {n.rstrip("()?") for n in names}
-        if names & self.reaching_names or called & self.wrappers.keys() or _builds_message(method, self.knowledge):
-            return False
-        made = [info for name in called for info in self._project_classes(klass.module, name)]
-        own = {n[5:] for n in called if n.startswith("self.")}
-        return all(self.quiet_constructor(info) for info in made) and \
-            all(self._quiet_method(klass, n, seen) for n in own)
+        own = {n[5:].rstrip("()?") for n in self.nested_call_names(method) if n.startswith("self.")}
+        return self._quiet_code(method) and all(self._quiet_method(klass, n, seen) for n in own)
 
-    def _project_classes(self, module: ModuleInfo, name: str) -> list[ClassInfo]:
-        """The project's classes a call of ``name`` in the module may make: the one the name
-        resolves to (defined there, imported, re-exported), and any other class of that last
-        name that has bases (the project's index of them)."""
+    def _quiet_code(self, node: ast.AST) -> bool:
+        """Code that calls nothing reaching an LLM call, builds no message and makes only objects
+        of quiet classes (a field's default, a constructor's body)."""
+        names = self.nested_call_names(node)
+        called = {n.rstrip("()?") for n in names}
+        if names & (self.reaching_names or frozenset()) or called & self.wrappers.keys() \
+                or _builds_message(node, self.knowledge):
+            return False
+        return all(self.quiet_constructor(info) for name in called for info in self._project_classes(name))
+
+    def _project_classes(self, name: str) -> list[ClassInfo]:
+        """The project's classes of that name (a call of it may make one)."""
         if self._classes_by_name is None:
-            self.project.subclass_candidates("")  # the index of the classes with bases, built once
+            self.project.subclass_candidates("")  # the index of every class and its bases, built once
             self._classes_by_name = {}
             for found in (self.project.subclasses or {}).values():
                 for path, class_name in found:
                     self._classes_by_name.setdefault(class_name, set()).add(path)
-        last = name.rsplit(".", 1)[-1]
-        found = [info for path in sorted(self._classes_by_name.get(last, ()))
-                 if (defining := self.project.module_at(path)) is not None
-                 and (info := defining.classes.get(last)) is not None]
-        resolved = self._class_named(module, name)
-        return [*found, resolved] if resolved is not None else found
-
-    def _class_named(self, module: ModuleInfo, name: str) -> ClassInfo | None:
-        head, _, rest = name.partition(".")
-        for _ in range(4):  # import hops through re-exporting packages
-            if not rest and head in module.classes:
-                return module.classes[head]
-            qualname = module.imports.get(head)
-            split = self.project.split_module(f"{qualname}.{rest}" if rest else qualname) if qualname else None
-            if split is None or len(split[1]) != 1:
-                return None
-            module, (head, rest) = split[0], (split[1][0], "")
-        return None
+        found: list[ClassInfo] = []
+        for path in sorted(self._classes_by_name.get(name, ())):
+            module = self.project.module_at(path)
+            info = module.classes.get(name) if module is not None else None
+            if info is not None:
+                found.append(info)
+        return found
 
     def instantiate_fields(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value],
                            frame: Frame) -> Instance:
