@@ -1499,9 +1499,6 @@ class Evaluator:
         return self._instance_attribute(inst, attr, frame, where)
 
     def _instance_attribute(self, inst: Instance, attr: str, frame: Frame, where: Any) -> Value:
-        if inst.pending is not None and self.plain_method(inst.info, attr):
-            # `processor.link(next)`: the method, not the object's state, which stays unmade.
-            return self.class_attribute(inst.info, attr, frame, inst) or unknown(f"self.{attr}", where)
         for name, value in inst.attrs:
             if name == attr:
                 if not _cut_short(value):
@@ -1515,17 +1512,6 @@ class Evaluator:
                           for klass in self.mro(inst.info) if (annotation := _annotations(klass).get(attr))), None)
             found = typed if isinstance(typed, Obj) else None
         return found if found is not None else unknown(f"self.{attr}", where)
-
-    def plain_method(self, info: ClassInfo, attr: str) -> bool:
-        """A method (not a property) the class or a base defines, found before any class
-        attribute of that name."""
-        for klass in self.mro(info):
-            method = klass.methods.get(attr)
-            if method is not None:
-                return not _is_property(method)
-            if attr in klass.class_attrs:
-                return False
-        return False
 
     def advanced_attribute(self, klass: ClassInfo, attr: str) -> Value | None:
         """An attribute a method of the class steps by a constant (`self.turn_number += 1`,
@@ -1579,15 +1565,9 @@ class Evaluator:
             # (`self.state.items.append(x)`, the object a plain data class with no methods): kept too.
             outer = {path.split(".", 1)[1] for klass in self.mro(info) for path in _appended_attributes(klass)
                      if path.startswith(attr + ".")}
-
-            def kept() -> tuple[tuple[str, Value], ...]:
-                return tuple((name, _grown(item, f"self.{attr}.{name}", where) if name in outer and isinstance(item, Seq)
-                              else self.as_kept(value.info, name, item, where, depth + 1))
-                             for name, item in value.attrs)
-
-            # An object not made yet is kept as it will be made, when something reads it.
-            return Instance(value.info, typed=value.typed, pending=kept) if value.pending is not None \
-                else replace(value, held=kept())
+            return replace(value, held=tuple(
+                (name, _grown(item, f"self.{attr}.{name}", where) if name in outer and isinstance(item, Seq)
+                 else self.as_kept(value.info, name, item, where, depth + 1)) for name, item in value.attrs))
         if not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
             return value
         return _grown(value, f"self.{attr}", where)
@@ -2415,13 +2395,8 @@ class Evaluator:
         changed = {name[5:]: value for name, value in updates.items() if "." not in name[5:]}
         if not changed:
             return result
-        def merged() -> tuple[tuple[str, Value], ...]:
-            attrs = tuple((name, changed.get(name, value)) for name, value in receiver.attrs)
-            return (*attrs, *((name, value) for name, value in changed.items() if name not in dict(attrs)))
-
-        # An object not made yet takes the changes when it is made (`processor.link(next)`).
-        updated = Instance(receiver.info, pending=merged) if receiver.pending is not None \
-            else Instance(receiver.info, merged())
+        attrs = tuple((name, changed.pop(name, value)) for name, value in receiver.attrs)
+        updated = Instance(receiver.info, (*attrs, *changed.items()))
         held = node.func.value if isinstance(node.func, ast.Attribute) else None
         if isinstance(held, ast.Name) and frame.locals.get(held.id) is receiver:
             frame.locals[held.id] = updated  # `builder.add_user_message(q)` as a statement
@@ -2715,18 +2690,14 @@ class Evaluator:
         if method is None or name in seen:
             return True
         seen.add(name)
-        own = {n[5:].rstrip("()?") for n in self.nested_call_names(method) if n.startswith("self.")}
-        return self._quiet_code(method) and all(self._quiet_method(klass, n, seen) for n in own)
-
-    def _quiet_code(self, node: ast.AST) -> bool:
-        """Code that calls nothing reaching an LLM call, builds no message and makes only objects
-        of quiet classes (a field's default, a constructor's body)."""
-        names = self.nested_call_names(node)
-        called = {n.rstrip("()?") for n in names}
-        if names & (self.reaching_names or frozenset()) or called & self.wrappers.keys() \
-                or _builds_message(node, self.knowledge):
+        called = {n.rstrip("()?") for n in self.nested_call_names(method)}
+        if self.nested_call_names(method) & self.reaching_names or called & self.wrappers.keys() \
+                or _builds_message(method, self.knowledge):
             return False
-        return all(self.quiet_constructor(info) for name in called for info in self._project_classes(name))
+        made = [info for name in called for info in self._project_classes(name)]
+        own = {n[5:] for n in called if n.startswith("self.")}
+        return all(self.quiet_constructor(info) for info in made) and \
+            all(self._quiet_method(klass, n, seen) for n in own)
 
     def _project_classes(self, name: str) -> list[ClassInfo]:
         """The project's classes of that name (a call of it may make one)."""
