@@ -378,8 +378,6 @@ class Evaluator:
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
         self._graph_nodes: dict[str, frozenset[str]] = {}  # module -> its functions registered as graph nodes
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
-        self._quiet_classes: dict[int, bool] = {}  # class -> its objects are made when first read
-        self._classes_by_name: dict[str, set[Path]] | None = None  # the files defining each class name
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
         # could still reach an LLM call: evaluating them again as entry points adds nothing.
@@ -1344,7 +1342,7 @@ class Evaluator:
                          if k.startswith(prefix) and "." not in k[len(prefix):]}
                 if later:
                     kept = tuple((k, v) for k, v in value.attrs if k not in later)
-                    value = replace(value, held=(*kept, *later.items()))
+                    value = replace(value, attrs=(*kept, *later.items()))
             return value
         module = frame.module
         if self._names_read is not None:
@@ -1565,7 +1563,7 @@ class Evaluator:
             # (`self.state.items.append(x)`, the object a plain data class with no methods): kept too.
             outer = {path.split(".", 1)[1] for klass in self.mro(info) for path in _appended_attributes(klass)
                      if path.startswith(attr + ".")}
-            return replace(value, held=tuple(
+            return replace(value, attrs=tuple(
                 (name, _grown(item, f"self.{attr}.{name}", where) if name in outer and isinstance(item, Seq)
                  else self.as_kept(value.info, name, item, where, depth + 1)) for name, item in value.attrs))
         if not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
@@ -2660,60 +2658,11 @@ class Evaluator:
             return instance
         sub = Frame(owner.module, depth=frame.depth + 1, import_time=frame.import_time,
                     self_value=instance, qualname=f"{owner.qualname}.__init__", stack=(*frame.stack, id(init)))
-
-        def construct() -> tuple[tuple[str, Value], ...]:
-            self.bind_params(init, sub, args, kwargs, instance)
-            self.run_block(init.body, sub)
-            return tuple((name[5:], value) for name, value in sub.locals.items()
-                         if name.startswith("self.") and "." not in name[5:])
-
-        if self.quiet_constructor(info):
-            return Instance(info, pending=construct)
-        return Instance(info, construct())
-
-    def quiet_constructor(self, info: ClassInfo) -> bool:
-        """Whether making an object of the class can wait until its attributes are read: its
-        constructors (and the methods of its own they call) reach no LLM call, assemble no
-        message and make no project object. Most objects an example script makes (a pipeline's
-        processors, a framework's helpers) are never read again, and their constructors were
-        half the evaluation time of the largest projects."""
-        key = id(info)
-        quiet = self._quiet_classes.get(key)
-        if quiet is None:
-            self._quiet_classes[key] = True  # a class making an object of its own kind: decided by the rest
-            quiet = self._quiet_classes[key] = self.reaching_names is not None and \
-                all(self._quiet_method(klass, "__init__", set()) for klass in self.mro(info))
-        return quiet
-
-    def _quiet_method(self, klass: ClassInfo, name: str, seen: set[str]) -> bool:
-        method = klass.methods.get(name)
-        if method is None or name in seen:
-            return True
-        seen.add(name)
-        called = {n.rstrip("()?") for n in self.nested_call_names(method)}
-        if self.nested_call_names(method) & self.reaching_names or called & self.wrappers.keys() \
-                or _builds_message(method, self.knowledge):
-            return False
-        made = [info for name in called for info in self._project_classes(name)]
-        own = {n[5:] for n in called if n.startswith("self.")}
-        return all(self.quiet_constructor(info) for info in made) and \
-            all(self._quiet_method(klass, n, seen) for n in own)
-
-    def _project_classes(self, name: str) -> list[ClassInfo]:
-        """The project's classes of that name (a call of it may make one)."""
-        if self._classes_by_name is None:
-            self.project.subclass_candidates("")  # the index of every class and its bases, built once
-            self._classes_by_name = {}
-            for found in (self.project.subclasses or {}).values():
-                for path, class_name in found:
-                    self._classes_by_name.setdefault(class_name, set()).add(path)
-        found: list[ClassInfo] = []
-        for path in sorted(self._classes_by_name.get(name, ())):
-            module = self.project.module_at(path)
-            info = module.classes.get(name) if module is not None else None
-            if info is not None:
-                found.append(info)
-        return found
+        self.bind_params(init, sub, args, kwargs, instance)
+        self.run_block(init.body, sub)
+        attrs = tuple((name[5:], value) for name, value in sub.locals.items()
+                      if name.startswith("self.") and "." not in name[5:])
+        return Instance(info, attrs)
 
     def instantiate_fields(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value],
                            frame: Frame) -> Instance:
@@ -3358,19 +3307,6 @@ def _dotted(node: ast.AST) -> str | None:
         parts.insert(0, node.id)
         return ".".join(parts)
     return None
-
-
-def _builds_message(function: ast.AST, knowledge: Knowledge) -> bool:
-    """A role-tagged dict or a call passing a role or a system prompt by keyword: an assembly
-    point, which the evaluator records when it runs."""
-    keywords = frozenset({*knowledge.role_keys, *knowledge.system_keywords})
-    known = function.__dict__.setdefault("_builds_message", {})  # kept on the node, as nested_call_names
-    if keywords not in known:
-        known[keywords] = any(
-            any(isinstance(k, ast.Constant) and k.value in knowledge.role_keys for k in node.keys)
-            if isinstance(node, ast.Dict) else any(keyword.arg in keywords for keyword in node.keywords)
-            for node in nodes_of(function, (ast.Dict, ast.Call)))
-    return known[keywords]
 
 
 def _subclasses_dict(info: ClassInfo) -> bool:

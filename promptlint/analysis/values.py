@@ -10,7 +10,7 @@ import json
 import operator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 from promptlint.model import CacheBreakpoint, HashedOnce, Hole, Literal, Location, Segment, Step, Volatility
 
@@ -117,21 +117,10 @@ class ClassVal:
 @dataclass(frozen=True, eq=False)
 class Instance:
     info: Any  # ClassInfo
-    held: tuple[tuple[str, "Value"], ...] = ()
+    attrs: tuple[tuple[str, "Value"], ...] = ()
     # Only its type is known (a parameter annotated with the class): its declared fields hold what
     # the caller set, not the class's defaults.
     typed: bool = False
-    # A constructor not run yet (Evaluator.instantiate defers the ones that can reach no prompt):
-    # it runs, once, when something first reads the object's attributes.
-    pending: Callable[[], tuple[tuple[str, "Value"], ...]] | None = field(default=None, repr=False)
-
-    @property
-    def attrs(self) -> tuple[tuple[str, "Value"], ...]:
-        pending = self.pending
-        if pending is not None:
-            object.__setattr__(self, "pending", None)  # a read while it runs sees no attributes yet
-            object.__setattr__(self, "held", pending())
-        return self.held
 
 
 @dataclass(frozen=True)
