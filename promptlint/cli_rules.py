@@ -61,6 +61,12 @@ def list_frameworks() -> None:
         packages = sorted({_package(name) for name in names})
         typer.echo(f"{meaning} ({len(names)} names):")
         typer.echo("  " + (", ".join(packages) if packages else "(none)"))
+    clients = {*knowledge.http_posts, *knowledge.http_requests}
+    typer.echo(f"HTTP clients whose POSTs to a chat endpoint are LLM requests ({len(clients)} names):")
+    typer.echo("  " + ", ".join(sorted({_package(name) for name in clients})))
+    typer.echo(f"chat endpoints (URL path endings) ({len(knowledge.http_paths)} paths):")
+    typer.echo("  " + ", ".join(f"{path} ({knowledge.apis[callable_].api})"
+                                for path, callable_ in sorted(knowledge.http_paths.items())))
     typer.echo("Add your own in [tool.promptlint] (docs/knowledge.md).")
 
 

@@ -43,6 +43,7 @@ class Config:
     sanitizers: tuple[str, ...] = ()
     wrappers: tuple[dict[str, Any], ...] = ()
     client_wrappers: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [client args]
+    http_paths: dict[str, Any] = field(default_factory=dict, hash=False)  # URL path ending -> LLM callable
     system_messages: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [text args]
     agent_instructions: dict[str, Any] = field(default_factory=dict, hash=False)  # name -> [args]
     chat_templates: tuple[str, ...] = ()  # chat template constructors judged where they are built
@@ -88,6 +89,7 @@ _KEYS: dict[str, str] = {  # toml key -> Config field
     "sanitizers": "sanitizers",
     "wrappers": "wrappers",
     "client-wrappers": "client_wrappers",
+    "http-paths": "http_paths",
     "system-messages": "system_messages",
     "agent-instructions": "agent_instructions",
     "chat-templates": "chat_templates",
@@ -240,6 +242,11 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
         if not isinstance(value, dict) or not all(isinstance(v, dict) and all(isinstance(s, dict) for s in v.values())
                                                   for v in value.values()):
             raise fail("a table of qualified name = {keyword = {volatility, category, text}}")
+        return value
+    if name == "http_paths":
+        if not isinstance(value, dict) or not all(isinstance(k, str) and k.startswith("/") and isinstance(v, str)
+                                                  for k, v in value.items()):
+            raise fail('a table of "/url/path/ending" = "the LLM callable whose request it sends"')
         return value
     if name in ("lookups", "lookup_types"):
         if not isinstance(value, dict) or not all(

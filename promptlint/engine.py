@@ -49,6 +49,7 @@ from promptlint.knowledge import (
     ROLE_MARKER,
     Knowledge,
     builtin_callback_types,
+    builtin_http_paths,
     load_knowledge,
     request_input_names,
     setting_names,
@@ -167,14 +168,18 @@ def _history_cuts(project: Project, python_files: list[Path], facts: dict[Path, 
 def _configured_callback_files(python_files: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
                                config: Config) -> set[Path]:
     """Files with a parameter annotated with a request type the config adds (`request-system`):
-    model callbacks, assembly points like a system message. The built-in types are found by the
-    facts' text scan (facts.ROLE_KEY); the config's are read for here, and only when there are any."""
+    model callbacks, assembly points like a system message; and files naming a chat endpoint the
+    config adds (`http-paths`). The built-in ones are found by the facts' text scan
+    (facts.ROLE_KEY); the config's are read for here, and only when there are any."""
     names = knowledge.callback_types - set(builtin_callback_types())
-    if not names:
+    paths = set(knowledge.http_paths) - set(builtin_http_paths())
+    if not names and not paths:
         return set()
-    annotated = re.compile(r":\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    patterns = [r":\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, sorted(names))) + r")\b"] if names else []
+    patterns += [re.escape(path) for path in sorted(paths)]
+    added = re.compile("|".join(patterns))
     return {path for path in python_files if facts[path].text_ok and facts[path].signature[1] <= config.max_file_bytes
-            and annotated.search(_text_of(path))}
+            and added.search(_text_of(path))}
 
 
 def _text_of(path: Path) -> str:

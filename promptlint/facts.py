@@ -22,6 +22,7 @@ from promptlint.knowledge import (
     SYSTEM_ROLE_SETTING_WORD,
     Knowledge,
     builtin_callback_types,
+    builtin_http_paths,
     builtin_system_keywords,
 )
 from promptlint.prefilter import imported_modules, package_of, relevant_files
@@ -36,12 +37,13 @@ CALLED_ASCII = re.compile(r"\b(\w++)\s*+\(", re.ASCII)
 CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
 # {"role": "system"}, role=MessageRole.SYSTEM, a keyword naming system content
 # (rules/prompt_sinks.yaml: system_keywords) or a parameter annotated with a request type a model
-# callback rewrites (request_system): a superset of what reach.called_names marks with
+# callback rewrites (request_system), a provider's chat endpoint (http_paths): a superset of what reach.called_names marks with
 # ROLE_MARKER, decided from the text alone.
 ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b"""
                       r"|(?:\w+\.)*(?i:" + SYSTEM_ROLE_SETTING_WORD + r")\b)"
                       r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]"
-                      r"|:\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, builtin_callback_types())) + r")\b")
+                      r"|:\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, builtin_callback_types())) + r")\b"
+                      r"|" + "|".join(map(re.escape, builtin_http_paths())))
 
 
 def sorted_paths(paths: Iterable[Path]) -> list[Path]:

@@ -82,6 +82,11 @@ class Knowledge:
     apis: dict[str, ApiSpec]  # callable -> spec
     # Calls giving back the client they wrap (rules/llm_calls.yaml client_wrappers): name -> [args]
     client_wrappers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Raw HTTP requests (rules/llm_calls.yaml): the clients' POST calls (URL first), their calls
+    # taking the method first, and the URL path ending -> the callable whose request it sends.
+    http_posts: frozenset[str] = frozenset()
+    http_requests: frozenset[str] = frozenset()
+    http_paths: dict[str, str] = field(default_factory=dict)
     stable: tuple[str, ...] = ()
     trigger_words: tuple[str, ...] = field(default=())
     api_method_names: frozenset[str] = frozenset()
@@ -216,6 +221,19 @@ def builtin_callback_types() -> tuple[str, ...]:
     """Last names of the request types a model callback rewrites (rules/prompt_sinks.yaml)."""
     sinks = _builtin_tables()[3]
     return tuple(sorted(_last_names([*sinks.get("request_system", {}), *sinks.get("request_messages", {})])))
+
+
+def builtin_http_paths() -> tuple[str, ...]:
+    """URL path endings of providers' chat endpoints (rules/llm_calls.yaml http_paths)."""
+    return tuple(_builtin_tables()[2].get("http_paths", {}))
+
+
+def _http_paths(table: dict[str, str], apis: dict[str, ApiSpec], where: str) -> dict[str, str]:
+    unknown = sorted(str(callable_) for callable_ in table.values() if callable_ not in apis)
+    if unknown:
+        raise ConfigError(f"{where}: http paths: {', '.join(unknown)} names no LLM call "
+                          f"(one of the `callables` of rules/llm_calls.yaml or a declared wrapper)")
+    return dict(table)
 
 
 def _last_names(qualnames: Iterable[str]) -> frozenset[str]:
@@ -359,6 +377,10 @@ def load_knowledge(config: Config) -> Knowledge:
         chaining={k: frozenset(v) for k, v in calls_raw.get("chaining", {}).items()},
         apis=apis,
         client_wrappers=client_wrappers,
+        http_posts=frozenset(calls_raw.get("http_posts", ())),
+        http_requests=frozenset(calls_raw.get("http_requests", ())),
+        http_paths={**_http_paths(calls_raw.get("http_paths", {}), apis, "rules/llm_calls.yaml"),
+                    **_http_paths(config.http_paths, apis, where)},
         stable=config.stable,
         trigger_words=tuple(sorted(triggers)),
         api_method_names=frozenset(_call_suffix(name) for name in apis) | {"send_message"},

@@ -2715,8 +2715,9 @@ class Evaluator:
         self.assembly_call(name, args, kwargs, frame, node)
         if owner.type in (templates.KERNEL, templates.PROMPT_FUNCTION):
             return templates.semantic_kernel_method(self, owner, member.path, args, kwargs, frame, node)
-        if name in self.knowledge.apis:
-            self.report_sink(frame, node, name, args, kwargs, owner)
+        sent = self.http_request(name, args, kwargs)
+        if name in self.knowledge.apis or sent is not None:
+            self.report_sink(frame, node, *(sent or (name, args, kwargs)), owner if sent is None else None)
             return unknown(f"{name}() response", frame.module.location(node) if node else None)
         if member.path in self.knowledge.chaining.get(owner.type, ()):
             if member.path == "bind_tools" and args:
@@ -2739,6 +2740,10 @@ class Evaluator:
             return stand_in
         if qualname in knowledge.apis:
             self.report_sink(frame, node, qualname, args, kwargs, None)
+            return unknown(f"{qualname}() response", where)
+        sent = self.http_request(qualname, args, kwargs)
+        if sent is not None:
+            self.report_sink(frame, node, *sent, None)
             return unknown(f"{qualname}() response", where)
         self.assembly_call(qualname, args, kwargs, frame, node)
         source = knowledge.sources.get(qualname)
@@ -2769,6 +2774,28 @@ class Evaluator:
             if volatile and qualname.split(".")[-1] not in ("print", "log", "info", "debug", "hash"):
                 return self.join_unknown(node or ast.Pass(), frame, *volatile)
         return unknown(frame.module.snippet(node) if node is not None else qualname, where)
+
+    def http_request(self, qualname: str, args: list[Value], kwargs: dict[str, Value]
+                     ) -> tuple[str, list[Value], dict[str, Value]] | None:
+        """A POST to a provider's chat endpoint by a plain HTTP client (rules/llm_calls.yaml
+        http_posts, http_requests, http_paths): the callable whose request it sends, and the
+        `json=` body's entries as that call's keyword arguments."""
+        knowledge = self.knowledge
+        if qualname in knowledge.http_posts:
+            url = args[0] if args else kwargs.get("url")
+        elif qualname in knowledge.http_requests:
+            method = literal_text(args[0] if args else kwargs.get("method"))
+            url = args[1] if len(args) > 1 else kwargs.get("url")
+            if method is None or method.upper() != "POST":
+                return None
+        else:
+            return None
+        body = kwargs.get("json")
+        path = _url_path(url)
+        callable_ = next((c for ending, c in knowledge.http_paths.items() if path and path.endswith(ending)), None)
+        if callable_ is None or not isinstance(body, Mapping) or any(key is None for key, _ in body.entries):
+            return None
+        return callable_, [], {key: value for key, value in body.entries if key is not None}
 
     def module_client_call(self, qualname: str) -> str | None:
         # `import openai; openai.chat.completions.create(...)`: the module acts as a client (also
@@ -3307,6 +3334,20 @@ def _dotted(node: ast.AST) -> str | None:
         parts.insert(0, node.id)
         return ".".join(parts)
     return None
+
+
+def _url_path(url: Value | None) -> str | None:
+    """The written-out end of a URL, without its query (`f"{base}/v1/messages?beta=true"` ->
+    `/v1/messages`); None when its end is not known."""
+    if not isinstance(url, Text) or not url.segs or not isinstance(url.segs[-1], Literal):
+        return None
+    tail: list[str] = []
+    for seg in reversed(url.segs):
+        if not isinstance(seg, Literal):
+            break
+        tail.append(seg.text)
+    text = "".join(reversed(tail))
+    return text.split("?", 1)[0].split("#", 1)[0].rstrip("/")
 
 
 def _subclasses_dict(info: ClassInfo) -> bool:

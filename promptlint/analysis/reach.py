@@ -14,7 +14,7 @@ import builtins
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
 from promptlint.analysis.summaries import FLOW_NODES, Flow, SinkShapes, parameter_flows
 from promptlint.analysis.message_lists import returned_messages
-from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, SYSTEM_ROLE_SETTING
+from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, SYSTEM_ROLE_SETTING, builtin_http_paths
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -31,6 +31,8 @@ UNTRACEABLE = frozenset(
     name for namespace in (builtins, dict, list, set, str, bytes) for name in dir(namespace) if not name.startswith("_")
 ) | frozenset({"__init__", "__new__", "__post_init__", "__call__", "__enter__", "__exit__", "__aenter__", "__aexit__"})
 HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
+HTTP_CALLS = frozenset({"post", "request", "stream"})  # methods of HTTP clients that can send a POST
+CHAT_PATHS = builtin_http_paths()
 
 
 _MARKED_NODES = (ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -39,7 +41,8 @@ _DEFINITION_NODES = (*_MARKED_NODES, *FLOW_NODES)  # what called_names and param
 
 def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(),
                  system_roles: frozenset[str] = frozenset(), role_keys: tuple[str, ...] = ("role",),
-                 callback_types: frozenset[str] = frozenset(), walked: list[ast.AST] | None = None) -> set[str]:
+                 callback_types: frozenset[str] = frozenset(), walked: list[ast.AST] | None = None,
+                 chat_paths: tuple[str, ...] = CHAT_PATHS, endpoint_in_module: bool = False) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
     (``messages.create``), plus ``ROLE_MARKER`` where it builds a message with one of
     ``system_roles`` or passes one of ``system_keywords``, or where it is a model callback (a
@@ -66,6 +69,9 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
             _mark_returned(function, node, names)
         elif any(keyword.arg in system_keywords for keyword in node.keywords):
             names.add(ROLE_MARKER)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in HTTP_CALLS \
+                and (endpoint_in_module or _names_chat_endpoint(function, chat_paths)):
+            names.add(ROLE_MARKER)  # a POST to a provider's chat endpoint: a request (knowledge.http_paths)
         mark = _mark(node)
         func = node.func
         if isinstance(func, ast.Attribute):
@@ -77,6 +83,16 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
         elif isinstance(func, ast.Name):
             names.add(func.id + mark)
     return names
+
+
+def _names_chat_endpoint(function: ast.AST, chat_paths: tuple[str, ...]) -> bool:
+    """A string in the function (or module) names a provider's chat endpoint
+    (`f"{base}/v1/messages"`); kept on the node, as other per-definition answers."""
+    known = function.__dict__.setdefault("_chat_endpoint", {})
+    if chat_paths not in known:
+        known[chat_paths] = any(isinstance(node.value, str) and any(path in node.value for path in chat_paths)
+                                for node in nodes_of(function, ast.Constant))
+    return known[chat_paths]
 
 
 def _mark_returned(function: ast.AST, message: ast.AST, names: set[str]) -> None:
@@ -140,10 +156,15 @@ def definition_calls(module: ModuleInfo, shapes: SinkShapes | None = None) -> li
     roles = shapes.system_roles if shapes is not None else frozenset()
     role_keys = shapes.role_keys if shapes is not None else ("role",)
     callbacks = shapes.callback_types if shapes is not None else frozenset()
+    chat_paths = shapes.chat_paths if shapes is not None else CHAT_PATHS
+    # An endpoint named anywhere in the module's text (a `URL = ".../v1/messages"` constant): any
+    # HTTP call of the module may post to it.
+    endpoint = any(path in module.source for path in chat_paths)
     found: list[Definition] = []
     for name, node, owner in module_definitions(module):
         walked = nodes_of(node, _DEFINITION_NODES)  # once for both readers
-        found.append((name, frozenset(called_names(node, keywords, roles, role_keys, callbacks, walked)),
+        found.append((name, frozenset(called_names(node, keywords, roles, role_keys, callbacks, walked, chat_paths,
+                                                   endpoint)),
                       callable_without_arguments(node, owner is not None),
                       parameter_flows(node, owner is not None, shapes, walked) if shapes is not None else ()))
     return [*found, (MODULE_LEVEL, frozenset(_top_level_calls(module.tree.body)), False, ())]

@@ -77,8 +77,10 @@ class SinkShapes:
                  system_keywords: Iterable[str], user_roles: Iterable[str] = (),
                  user_constructors: dict[str, tuple[str, ...]] | None = None,
                  any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = (),
-                 role_keys: Iterable[str] = ("role",), callback_types: Iterable[str] = ()) -> None:
+                 role_keys: Iterable[str] = ("role",), callback_types: Iterable[str] = (),
+                 chat_paths: Iterable[str] = ()) -> None:
         self.role_keys = tuple(role_keys)  # keywords of a message constructor that hold its role
+        self.chat_paths = tuple(chat_paths)  # URL path endings of providers' chat endpoints (raw HTTP)
         self.callback_types = frozenset(callback_types)  # last names of request types a model callback rewrites
         self.messages_keywords = frozenset(messages_keywords)  # LLM API keywords holding the message list
         self.any_call_keywords = frozenset(any_call_keywords)  # system keywords of unresolved calls
@@ -101,7 +103,7 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
                          if part.shape == "messages" and part.arg.isidentifier()}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
                       system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords,
-                      knowledge.role_keys, knowledge.callback_types)
+                      knowledge.role_keys, knowledge.callback_types, tuple(knowledge.http_paths))
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:

@@ -1,0 +1,118 @@
+"""Raw HTTP requests to a provider's chat endpoint (issue 15: `httpx`, `requests`, `aiohttp`
+POSTs whose URL ends in a known chat path; rules/llm_calls.yaml `http_posts`, `http_requests`,
+`http_paths`): the `json=` body is judged as that API's request, with its layout (Anthropic's
+tools, system, messages; OpenAI's tools and messages). A URL whose end is unknown, another
+endpoint, or a GET is no request."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from promptlint.config import Config, ConfigError, load_config
+from promptlint.engine import analyze
+from tests.conftest import write_tree
+
+HEADER = '''
+from datetime import datetime
+
+import aiohttp
+import httpx
+import requests
+
+RULES = "You are the billing assistant of ACME. Cite the policy section for every answer. " * 80
+BASE = "https://api.openai.com"
+'''
+
+ANTHROPIC = HEADER + '''
+
+async def ask(history: list, question: str):
+    body = {
+        "model": "claude-sonnet-4-5",
+        "system": [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
+        "messages": [*history, {"role": "user", "content": question}],
+    }
+    async with httpx.AsyncClient(timeout=30) as client:
+        response = await client.post("https://api.anthropic.com/v1/messages?beta=true", json=body)
+    return response.json()
+'''
+
+OPENAI = HEADER + '''
+
+def ask(history: list, question: str):
+    payload = {"model": "gpt-4.1", "messages": [{"role": "user", "content": SYSTEM}, *history,
+                                                {"role": "user", "content": question}]}
+    return CALL.json()
+'''
+
+
+def findings(root: Path, config: Config | None = None) -> list[tuple[int, str, str, str]]:
+    result = analyze([root], config or Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return [(f.location.line, f.rule, f.severity.value, f.call_site.api) for f in result.findings]
+
+
+STAMPED = 'f"Now: {datetime.now()}\\n" + RULES'
+
+
+def test_an_anthropic_post_is_judged_as_a_messages_request(tmp_path: Path) -> None:
+    invalid = write_tree(tmp_path / "invalid", {"app.py": ANTHROPIC.replace("SYSTEM", STAMPED)})
+    assert findings(invalid) == [(14, "PC007", "error", "anthropic.messages")]  # the breakpoint after it
+    valid = write_tree(tmp_path / "valid", {"app.py": ANTHROPIC.replace("SYSTEM", "RULES")})
+    assert findings(valid) == []
+
+
+@pytest.mark.parametrize("call", [
+    'requests.post(f"{BASE}/v1/chat/completions", json=payload)',
+    'requests.Session().post(BASE + "/v1/chat/completions", json=payload)',
+    'httpx.post(url=f"{BASE}/v1/chat/completions", json=payload)',
+    'httpx.Client().stream("POST", f"{BASE}/v1/chat/completions", json=payload)',
+    'requests.request("post", f"{BASE}/v1/chat/completions", json=payload)',
+    'aiohttp.ClientSession().post(f"{BASE}/v1/chat/completions", json=payload)',
+])
+def test_each_client_posting_to_a_chat_endpoint_sends_a_request(tmp_path: Path, call: str) -> None:
+    program = OPENAI.replace("CALL", call)
+    invalid = write_tree(tmp_path / "invalid", {"app.py": program.replace("SYSTEM", STAMPED)})
+    assert findings(invalid) == [(12, "PC001", "error", "openai.chat.completions")]
+    valid = write_tree(tmp_path / "valid", {"app.py": program.replace("SYSTEM", "RULES")})
+    assert findings(valid) == []
+
+
+def test_an_endpoint_held_by_a_module_constant(tmp_path: Path) -> None:
+    program = OPENAI.replace("CALL", "await session.post(URL, json=payload)").replace("def ask", "async def ask")
+    program = program.replace("    return await", "    async with aiohttp.ClientSession() as session:\n        return await")
+    program += 'URL = BASE + "/v1/chat/completions"\n'
+    invalid = write_tree(tmp_path / "invalid", {"app.py": program.replace("SYSTEM", STAMPED)})
+    assert findings(invalid) == [(12, "PC001", "error", "openai.chat.completions")]
+    valid = write_tree(tmp_path / "valid", {"app.py": program.replace("SYSTEM", "RULES")})
+    assert findings(valid) == []
+
+
+@pytest.mark.parametrize("call", [
+    'requests.post(f"{BASE}/v1/embeddings", json=payload)',  # another endpoint
+    'requests.post(ENDPOINT, json=payload)',  # a URL whose end the analysis cannot read
+    'httpx.Client().stream("GET", f"{BASE}/v1/chat/completions", json=payload)',  # not a POST
+    'requests.post(f"{BASE}/v1/chat/completions", data=payload)',  # a form body, not JSON
+])
+def test_other_http_calls_send_no_request(tmp_path: Path, call: str) -> None:
+    program = OPENAI.replace("CALL", call).replace("SYSTEM", STAMPED)
+    root = write_tree(tmp_path, {"app.py": program})
+    assert findings(root) == []
+
+
+def test_a_configured_endpoint_is_judged_too(tmp_path: Path) -> None:
+    program = OPENAI.replace("CALL", 'requests.post("http://localhost:11434/api/chat", json=payload)')
+    root = write_tree(tmp_path, {"app.py": program.replace("SYSTEM", STAMPED), "pyproject.toml":
+                                 '[tool.promptlint.http-paths]\n"/api/chat" = "openai.client.chat.completions.create"\n'})
+    assert findings(root) == []  # without the configuration: an endpoint promptlint does not know
+    assert findings(root, replace(load_config(root), cache_dir=None)) == \
+        [(12, "PC001", "error", "openai.chat.completions")]
+
+
+def test_a_configured_endpoint_must_name_an_llm_call(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {"app.py": "x = 1\n", "pyproject.toml":
+                                 '[tool.promptlint.http-paths]\n"/api/chat" = "ollama.chat"\n'})
+    with pytest.raises(ConfigError, match="ollama.chat names no LLM call"):
+        analyze([root], load_config(root), cwd=root)
