@@ -16,6 +16,7 @@ from promptlint.engine import analyze
 from tests.conftest import write_tree
 
 HEADER = '''
+import json
 from datetime import datetime
 
 import aiohttp
@@ -59,7 +60,7 @@ STAMPED = 'f"Now: {datetime.now()}\\n" + RULES'
 
 def test_an_anthropic_post_is_judged_as_a_messages_request(tmp_path: Path) -> None:
     invalid = write_tree(tmp_path / "invalid", {"app.py": ANTHROPIC.replace("SYSTEM", STAMPED)})
-    assert findings(invalid) == [(14, "PC007", "error", "anthropic.messages")]  # the breakpoint after it
+    assert findings(invalid) == [(15, "PC007", "error", "anthropic.messages")]  # the breakpoint after it
     valid = write_tree(tmp_path / "valid", {"app.py": ANTHROPIC.replace("SYSTEM", "RULES")})
     assert findings(valid) == []
 
@@ -71,11 +72,13 @@ def test_an_anthropic_post_is_judged_as_a_messages_request(tmp_path: Path) -> No
     'httpx.Client().stream("POST", f"{BASE}/v1/chat/completions", json=payload)',
     'requests.request("post", f"{BASE}/v1/chat/completions", json=payload)',
     'aiohttp.ClientSession().post(f"{BASE}/v1/chat/completions", json=payload)',
+    'requests.post(f"{BASE}/v1/chat/completions", data=json.dumps(payload))',  # serialized by hand
+    'httpx.Client().post(f"{BASE}/v1/chat/completions", content=json.dumps(payload).encode())',
 ])
 def test_each_client_posting_to_a_chat_endpoint_sends_a_request(tmp_path: Path, call: str) -> None:
     program = OPENAI.replace("CALL", call)
     invalid = write_tree(tmp_path / "invalid", {"app.py": program.replace("SYSTEM", STAMPED)})
-    assert findings(invalid) == [(12, "PC001", "error", "openai.chat.completions")]
+    assert findings(invalid) == [(13, "PC001", "error", "openai.chat.completions")]
     valid = write_tree(tmp_path / "valid", {"app.py": program.replace("SYSTEM", "RULES")})
     assert findings(valid) == []
 
@@ -85,7 +88,7 @@ def test_an_endpoint_held_by_a_module_constant(tmp_path: Path) -> None:
     program = program.replace("    return await", "    async with aiohttp.ClientSession() as session:\n        return await")
     program += 'URL = BASE + "/v1/chat/completions"\n'
     invalid = write_tree(tmp_path / "invalid", {"app.py": program.replace("SYSTEM", STAMPED)})
-    assert findings(invalid) == [(12, "PC001", "error", "openai.chat.completions")]
+    assert findings(invalid) == [(13, "PC001", "error", "openai.chat.completions")]
     valid = write_tree(tmp_path / "valid", {"app.py": program.replace("SYSTEM", "RULES")})
     assert findings(valid) == []
 
@@ -95,6 +98,7 @@ def test_an_endpoint_held_by_a_module_constant(tmp_path: Path) -> None:
     'requests.post(ENDPOINT, json=payload)',  # a URL whose end the analysis cannot read
     'httpx.Client().stream("GET", f"{BASE}/v1/chat/completions", json=payload)',  # not a POST
     'requests.post(f"{BASE}/v1/chat/completions", data=payload)',  # a form body, not JSON
+    'requests.post(f"{BASE}/v1/chat/completions", data=json.dumps(payload["messages"]))',  # a part of it, not a body read back
 ])
 def test_other_http_calls_send_no_request(tmp_path: Path, call: str) -> None:
     program = OPENAI.replace("CALL", call).replace("SYSTEM", STAMPED)
@@ -108,7 +112,7 @@ def test_a_configured_endpoint_is_judged_too(tmp_path: Path) -> None:
                                  '[tool.promptlint.http-paths]\n"/api/chat" = "openai.client.chat.completions.create"\n'})
     assert findings(root) == []  # without the configuration: an endpoint promptlint does not know
     assert findings(root, replace(load_config(root), cache_dir=None)) == \
-        [(12, "PC001", "error", "openai.chat.completions")]
+        [(13, "PC001", "error", "openai.chat.completions")]
 
 
 def test_a_configured_endpoint_must_name_an_llm_call(tmp_path: Path) -> None:

@@ -2715,7 +2715,7 @@ class Evaluator:
         self.assembly_call(name, args, kwargs, frame, node)
         if owner.type in (templates.KERNEL, templates.PROMPT_FUNCTION):
             return templates.semantic_kernel_method(self, owner, member.path, args, kwargs, frame, node)
-        sent = self.http_request(name, args, kwargs)
+        sent = self.http_request(name, args, kwargs, frame, node)
         if name in self.knowledge.apis or sent is not None:
             self.report_sink(frame, node, *(sent or (name, args, kwargs)), owner if sent is None else None)
             return unknown(f"{name}() response", frame.module.location(node) if node else None)
@@ -2741,7 +2741,7 @@ class Evaluator:
         if qualname in knowledge.apis:
             self.report_sink(frame, node, qualname, args, kwargs, None)
             return unknown(f"{qualname}() response", where)
-        sent = self.http_request(qualname, args, kwargs)
+        sent = self.http_request(qualname, args, kwargs, frame, node)
         if sent is not None:
             self.report_sink(frame, node, *sent, None)
             return unknown(f"{qualname}() response", where)
@@ -2775,11 +2775,12 @@ class Evaluator:
                 return self.join_unknown(node or ast.Pass(), frame, *volatile)
         return unknown(frame.module.snippet(node) if node is not None else qualname, where)
 
-    def http_request(self, qualname: str, args: list[Value], kwargs: dict[str, Value]
-                     ) -> tuple[str, list[Value], dict[str, Value]] | None:
+    def http_request(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                     node: ast.Call | None) -> tuple[str, list[Value], dict[str, Value]] | None:
         """A POST to a provider's chat endpoint by a plain HTTP client (rules/llm_calls.yaml
         http_posts, http_requests, http_paths): the callable whose request it sends, and the
-        `json=` body's entries as that call's keyword arguments."""
+        `json=` body's entries (or those of a dict sent as `data=json.dumps(body)`) as that
+        call's keyword arguments."""
         knowledge = self.knowledge
         if qualname in knowledge.http_posts:
             url = args[0] if args else kwargs.get("url")
@@ -2790,12 +2791,24 @@ class Evaluator:
                 return None
         else:
             return None
-        body = kwargs.get("json")
+        body = kwargs.get("json") if "json" in kwargs else self.dumped_body(node, frame)
         path = _url_path(url)
         callable_ = next((c for ending, c in knowledge.http_paths.items() if path and path.endswith(ending)), None)
         if callable_ is None or not isinstance(body, Mapping) or any(key is None for key, _ in body.entries):
             return None
         return callable_, [], {key: value for key, value in body.entries if key is not None}
+
+    def dumped_body(self, node: ast.Call | None, frame: Frame) -> Value | None:
+        """The dict a request body is serialized from: `data=json.dumps(body)`,
+        `content=json.dumps(body).encode()`, a name or an attribute read again (the call's
+        evaluated argument is already text)."""
+        keyword = next((k.value for k in node.keywords if k.arg in ("data", "content")), None) if node else None
+        if isinstance(keyword, ast.Call) and isinstance(keyword.func, ast.Attribute) and keyword.func.attr == "encode":
+            keyword = keyword.func.value
+        if not isinstance(keyword, ast.Call) or _dotted(keyword.func) != "json.dumps" or not keyword.args \
+                or not isinstance(keyword.args[0], (ast.Name, ast.Attribute)):
+            return None
+        return self.eval(keyword.args[0], frame)
 
     def module_client_call(self, qualname: str) -> str | None:
         # `import openai; openai.chat.completions.create(...)`: the module acts as a client (also
