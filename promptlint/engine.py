@@ -104,7 +104,7 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         workers.provide_subclasses(project.subclasses)
         for path in requested.python:  # skipped whether or not it could reach an LLM call
             project.report_too_large(path, facts[path].signature[1])
-        callbacks = _configured_callback_files(python_files, facts, knowledge, config)
+        callbacks = _configured_role_files(python_files, facts, knowledge, config)
         role_builders = {p for p, f in facts.items() if f.text_ok and f.role} | callbacks
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
         analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks)
@@ -165,7 +165,7 @@ def _history_cuts(project: Project, python_files: list[Path], facts: dict[Path, 
     return found, internal
 
 
-def _configured_callback_files(python_files: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
+def _configured_role_files(python_files: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
                                config: Config) -> set[Path]:
     """Files with a parameter annotated with a request type the config adds (`request-system`):
     model callbacks, assembly points like a system message; and files naming a chat endpoint the

@@ -36,9 +36,9 @@ UNREADABLE = FileFacts((0, 0, 0), None, False, "", (), False)
 CALLED_ASCII = re.compile(r"\b(\w++)\s*+\(", re.ASCII)
 CALLED_UNICODE = re.compile(r"\b(\w++)\s*+\(")
 # {"role": "system"}, role=MessageRole.SYSTEM, a keyword naming system content
-# (rules/prompt_sinks.yaml: system_keywords) or a parameter annotated with a request type a model
-# callback rewrites (request_system), a provider's chat endpoint (http_paths): a superset of what reach.called_names marks with
-# ROLE_MARKER, decided from the text alone.
+# (rules/prompt_sinks.yaml: system_keywords), a parameter annotated with a request type a model
+# callback rewrites (request_system) or a provider's chat endpoint (rules/llm_calls.yaml:
+# http_paths): a superset of what reach.called_names marks with ROLE_MARKER, from the text alone.
 ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?:SYSTEM|DEVELOPER|system|developer)\b"""
                       r"|(?:\w+\.)*(?i:" + SYSTEM_ROLE_SETTING_WORD + r")\b)"
                       r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]"

@@ -2715,9 +2715,12 @@ class Evaluator:
         self.assembly_call(name, args, kwargs, frame, node)
         if owner.type in (templates.KERNEL, templates.PROMPT_FUNCTION):
             return templates.semantic_kernel_method(self, owner, member.path, args, kwargs, frame, node)
+        if name in self.knowledge.apis:
+            self.report_sink(frame, node, name, args, kwargs, owner)
+            return unknown(f"{name}() response", frame.module.location(node) if node else None)
         sent = self.http_request(name, args, kwargs, frame, node)
-        if name in self.knowledge.apis or sent is not None:
-            self.report_sink(frame, node, *(sent or (name, args, kwargs)), owner if sent is None else None)
+        if sent is not None:  # `httpx.AsyncClient().post(url, json=body)`
+            self.report_sink(frame, node, *sent, None)
             return unknown(f"{name}() response", frame.module.location(node) if node else None)
         if member.path in self.knowledge.chaining.get(owner.type, ()):
             if member.path == "bind_tools" and args:
