@@ -2718,10 +2718,9 @@ class Evaluator:
         if name in self.knowledge.apis:
             self.report_sink(frame, node, name, args, kwargs, owner)
             return unknown(f"{name}() response", frame.module.location(node) if node else None)
-        sent = self.http_request(name, args, kwargs, frame, node)
-        if sent is not None:  # `httpx.AsyncClient().post(url, json=body)`
-            self.report_sink(frame, node, *sent, None)
-            return unknown(f"{name}() response", frame.module.location(node) if node else None)
+        response = self.http_response(name, args, kwargs, frame, node)  # `httpx.AsyncClient().post(url, json=body)`
+        if response is not None:
+            return response
         if member.path in self.knowledge.chaining.get(owner.type, ()):
             if member.path == "bind_tools" and args:
                 if name in self.knowledge.apis:
@@ -2744,10 +2743,9 @@ class Evaluator:
         if qualname in knowledge.apis:
             self.report_sink(frame, node, qualname, args, kwargs, None)
             return unknown(f"{qualname}() response", where)
-        sent = self.http_request(qualname, args, kwargs, frame, node)
-        if sent is not None:
-            self.report_sink(frame, node, *sent, None)
-            return unknown(f"{qualname}() response", where)
+        response = self.http_response(qualname, args, kwargs, frame, node)
+        if response is not None:
+            return response
         self.assembly_call(qualname, args, kwargs, frame, node)
         source = knowledge.sources.get(qualname)
         if source is not None:
@@ -2778,12 +2776,12 @@ class Evaluator:
                 return self.join_unknown(node or ast.Pass(), frame, *volatile)
         return unknown(frame.module.snippet(node) if node is not None else qualname, where)
 
-    def http_request(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
-                     node: ast.Call | None) -> tuple[str, list[Value], dict[str, Value]] | None:
+    def http_response(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                      node: ast.Call | None) -> Value | None:
         """A POST to a provider's chat endpoint by a plain HTTP client (rules/llm_calls.yaml
-        http_posts, http_requests, http_paths): the callable whose request it sends, and the
-        `json=` body's entries (or those of a dict sent as `data=json.dumps(body)`) as that
-        call's keyword arguments."""
+        http_posts, http_requests, http_paths), reported as a request of the API the endpoint
+        names, with the `json=` body's entries (or those of a dict sent as
+        `data=json.dumps(body)`) as its keyword arguments: its response; None for any other call."""
         knowledge = self.knowledge
         if qualname in knowledge.http_posts:
             url = args[0] if args else kwargs.get("url")
@@ -2799,7 +2797,8 @@ class Evaluator:
         callable_ = next((c for ending, c in knowledge.http_paths.items() if path and path.endswith(ending)), None)
         if callable_ is None or not isinstance(body, Mapping) or any(key is None for key, _ in body.entries):
             return None
-        return callable_, [], {key: value for key, value in body.entries if key is not None}
+        self.report_sink(frame, node, callable_, [], dict(body.entries), None)
+        return unknown(f"{qualname}() response", frame.module.location(node) if node is not None else None)
 
     def dumped_body(self, node: ast.Call | None, frame: Frame) -> Value | None:
         """The dict a request body is serialized from: `data=json.dumps(body)`,
@@ -3355,7 +3354,7 @@ def _dotted(node: ast.AST) -> str | None:
 def _url_path(url: Value | None) -> str | None:
     """The written-out end of a URL, without its query (`f"{base}/v1/messages?beta=true"` ->
     `/v1/messages`); None when its end is not known."""
-    if not isinstance(url, Text) or not url.segs or not isinstance(url.segs[-1], Literal):
+    if not isinstance(url, Text):
         return None
     tail: list[str] = []
     for seg in reversed(url.segs):
@@ -3363,7 +3362,7 @@ def _url_path(url: Value | None) -> str | None:
             break
         tail.append(seg.text)
     text = "".join(reversed(tail))
-    return text.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    return text.split("?", 1)[0].split("#", 1)[0].rstrip("/") if text else None
 
 
 def _subclasses_dict(info: ClassInfo) -> bool:
