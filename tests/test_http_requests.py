@@ -106,6 +106,45 @@ def test_other_http_calls_send_no_request(tmp_path: Path, call: str) -> None:
     assert findings(root) == []
 
 
+GEMINI = HEADER + '''
+API_KEY = "set-by-deployment"
+
+
+def ask(history: list, question: str, model: str):
+    body = {
+        "systemInstruction": {"parts": [{"text": SYSTEM}]},
+        "contents": [*history, {"role": "user", "parts": [{"text": question}]}],
+    }
+    url = URL
+    return requests.post(url, json=body).json()
+'''
+GOOGLE = "https://generativelanguage.googleapis.com/v1beta/models"
+
+
+@pytest.mark.parametrize(("url", "model"), [
+    (f'f"{GOOGLE}/gemini-2.5-flash:generateContent?key={{API_KEY}}"', "gemini-2.5-flash"),  # a query with values
+    (f'f"{GOOGLE}/{{model}}:streamGenerateContent?alt=sse"', None),  # the streaming endpoint, a model not known
+])
+def test_a_gemini_rest_post_is_judged_with_its_system_instruction_first(tmp_path: Path, url: str,
+                                                                       model: str | None) -> None:
+    """Gemini's REST body names its parts in camelCase (`systemInstruction`, `contents`), and the
+    model in the URL: the system instruction comes before the contents, as in the SDK."""
+    program = GEMINI.replace("URL", url)
+    invalid = write_tree(tmp_path / "invalid", {"app.py": program.replace("SYSTEM", STAMPED)})
+    result = analyze([invalid], Config(root=invalid, cache_dir=None), cwd=invalid)
+    assert [(f.location.line, f.rule, f.severity.value, f.call_site.api, f.call_site.provider, f.call_site.model)
+            for f in result.findings] == [(16, "PC001", "error", "google.gemini.generate_content", "gemini", model)]
+    valid = write_tree(tmp_path / "valid", {"app.py": program.replace("SYSTEM", "RULES")})
+    assert findings(valid) == []
+
+
+def test_a_gemini_body_spelled_in_snake_case(tmp_path: Path) -> None:
+    program = GEMINI.replace("URL", f'f"{GOOGLE}/gemini-2.5-pro:generateContent"')
+    program = program.replace("systemInstruction", "system_instruction").replace("SYSTEM", STAMPED)
+    assert findings(write_tree(tmp_path, {"app.py": program})) == [
+        (16, "PC001", "error", "google.gemini.generate_content")]
+
+
 def test_a_configured_endpoint_is_judged_too(tmp_path: Path) -> None:
     program = OPENAI.replace("CALL", 'requests.post("http://localhost:11434/api/chat", json=payload)')
     root = write_tree(tmp_path, {"app.py": program.replace("SYSTEM", STAMPED), "pyproject.toml":

@@ -83,7 +83,7 @@ from promptlint.analysis.values import (
     volatile_item,
 )
 from promptlint.knowledge import SYSTEM_ROLE_SETTING, Knowledge
-from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Step, Via, Volatility
+from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Segment, Step, Via, Volatility
 
 MAX_DEPTH = 4
 STORED_DEPTH = 1  # where a stored attribute's value is evaluated (stored_attribute)
@@ -2797,7 +2797,11 @@ class Evaluator:
         callable_ = next((c for ending, c in knowledge.http_paths.items() if path and path.endswith(ending)), None)
         if callable_ is None or not isinstance(body, Mapping) or any(key is None for key, _ in body.entries):
             return None
-        self.report_sink(frame, node, callable_, [], dict(body.entries), None)
+        request = dict(body.entries)
+        model_key = knowledge.apis[callable_].model
+        if model_key and model_key not in request and (model := _url_model(url)) is not None:
+            request[model_key] = model  # named in the URL (Gemini), not in the body
+        self.report_sink(frame, node, callable_, [], request, None)
         return unknown(f"{qualname}() response", frame.module.location(node) if node is not None else None)
 
     def dumped_body(self, node: ast.Call | None, frame: Frame) -> Value | None:
@@ -3352,17 +3356,40 @@ def _dotted(node: ast.AST) -> str | None:
 
 
 def _url_path(url: Value | None) -> str | None:
-    """The written-out end of a URL, without its query (`f"{base}/v1/messages?beta=true"` ->
-    `/v1/messages`); None when its end is not known."""
+    """The written-out end of a URL, without its query, whose values may be unknown
+    (`f"{base}/v1/messages?beta=true"` -> `/v1/messages`, `f"{base}/models/{m}:generateContent?key={key}"`
+    -> `:generateContent`); None when its end is not known."""
     if not isinstance(url, Text):
         return None
+    before_query: list[Segment] = []
+    for seg in url.segs:
+        if isinstance(seg, Literal) and ("?" in seg.text or "#" in seg.text):
+            before_query.append(Literal(re.split(r"[?#]", seg.text, maxsplit=1)[0]))
+            break
+        before_query.append(seg)
     tail: list[str] = []
-    for seg in reversed(url.segs):
+    for seg in reversed(before_query):
         if not isinstance(seg, Literal):
             break
         tail.append(seg.text)
-    text = "".join(reversed(tail))
-    return text.split("?", 1)[0].split("#", 1)[0].rstrip("/") if text else None
+    text = "".join(reversed(tail)).rstrip("/")
+    return text or None
+
+
+def _url_model(url: Value | None) -> Value | None:
+    """The model a URL names (Gemini's `.../models/gemini-2.5-flash:generateContent`): its text, or
+    the unknown value written there; None when the URL names none."""
+    if not isinstance(url, Text):
+        return None
+    for index, seg in enumerate(url.segs):
+        if not isinstance(seg, Literal) or "/models/" not in seg.text:
+            continue
+        named = seg.text.rsplit("/models/", 1)[1]
+        if ":" in named:
+            return Text((Literal(named.split(":", 1)[0]),))
+        following = url.segs[index + 1] if index + 1 < len(url.segs) else None
+        return Unknown(following) if not named and isinstance(following, Hole) else None
+    return None
 
 
 def _subclasses_dict(info: ClassInfo) -> bool:
