@@ -2369,6 +2369,10 @@ class ReportChat:
             messages.append({"role": "user", "content": example["question"]})
         messages.append({"role": "user", "content": question})
         return self.provider.complete(messages)
+
+    def retried(self, question: str):
+        messages = [{"role": "user", "content": question}]
+        return self.provider.complete([{"role": "system", "content": f"Now: {datetime.now()}. {RULES}"}, *messages])
 '''}
 
 
@@ -2377,12 +2381,15 @@ def test_a_conversation_copied_after_a_system_message_is_known_to_follow(tmp_pat
     with a conversation (each message copied with its own role, `*chat_history`, `.extend(history)`):
     the history is known to follow, not assumed, so the clock is an error though the list goes on
     to a project helper promptlint cannot follow (gpt-researcher's report chat).
-    VALID (info): a list followed by fixed-role examples and the question has no history in sight."""
+    VALID (info): a list followed by fixed-role examples and the question has no history in sight,
+    and so has one followed by a list the function wrote out itself (`messages = [user]`, named
+    like a conversation but holding this call's message: private-gpt's SQL retry prompt)."""
     root = write_tree(tmp_path, COPIED_HISTORY_APP)
     result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
     assert not result.errors, result.errors
     found = [(f.location.line, f.severity.value, "assumed" in f.message) for f in result.findings]
-    assert found == [(14, "error", False), (22, "error", False), (25, "error", False), (30, "info", True)]
+    assert found == [(14, "error", False), (22, "error", False), (25, "error", False), (30, "info", True),
+                     (38, "info", True)]
 
 
 OBSERVED_STATE_APP = {"app/operator.py": '''

@@ -40,8 +40,9 @@ def _followed_messages(function: ast.AST) -> dict[int, str]:
     found: dict[int, str] = {}
     growth: list[tuple[str, int, str]] = []  # (list name, line, conversation) for each copy into a list
     placed: list[tuple[int, str, int]] = []  # (message node id, list name, line) for each message written
+    written_out = _written_out_lists(function)
     for written in nodes_of(function, (ast.List, ast.BinOp)):
-        _followed_in_place(written, found)
+        _followed_in_place(written, found, written_out)
     # A message held in a name first (`system = SystemMessage(...)`, then `[system, *history]`)
     # is followed by what follows the name.
     held: dict[int, ast.Name] = {}
@@ -75,17 +76,41 @@ def _followed_messages(function: ast.AST) -> dict[int, str]:
     return found
 
 
-def _followed_in_place(written: ast.List | ast.BinOp, found: dict[int, str]) -> None:
-    """`[message, *history]` and `[message] + history`: the conversation written right after."""
+def _followed_in_place(written: ast.List | ast.BinOp, found: dict[int, str], written_out: frozenset[str]) -> None:
+    """`[message, *history]` and `[message] + history`: the conversation written right after (not
+    a list the function wrote out itself: ``written_out``)."""
     items = written.left if isinstance(written, ast.BinOp) else written
     if not isinstance(items, ast.List) or isinstance(written, ast.BinOp) and not isinstance(written.op, ast.Add):
         return
-    after = ast.unparse(written.right) if isinstance(written, ast.BinOp) and _history_like(written.right) else None
+
+    def conversation(value: ast.expr) -> bool:
+        return _history_like(value) and not (isinstance(value, ast.Name) and value.id in written_out)
+
+    after = ast.unparse(written.right) if isinstance(written, ast.BinOp) and conversation(written.right) else None
     for index, item in enumerate(items.elts):
         later = next((ast.unparse(e.value) for e in items.elts[index + 1:]
-                      if isinstance(e, ast.Starred) and _history_like(e.value)), None) or after
+                      if isinstance(e, ast.Starred) and conversation(e.value)), None) or after
         if later is not None:
             found.setdefault(id(item), later)
+
+
+def _written_out_lists(function: ast.AST) -> frozenset[str]:
+    """Local names bound only to lists written out item by item (`messages = [user_message]`) and
+    never grown: such a list named like a conversation holds this call's own messages, not the
+    conversation so far (`[system, *messages]` sends a one-shot request)."""
+    bound: dict[str, bool] = {}  # name -> every binding is a written-out list
+    for stmt in nodes_of(function, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                literal = not isinstance(stmt, ast.AugAssign) and isinstance(stmt.value, ast.List) \
+                    and not any(isinstance(item, ast.Starred) for item in stmt.value.elts)
+                bound[target.id] = bound.get(target.id, True) and literal
+    for call in nodes_of(function, ast.Call):
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "extend", "insert") \
+                and isinstance(call.func.value, ast.Name):
+            bound[call.func.value.id] = False
+    return frozenset(name for name, literal in bound.items() if literal)
 
 
 def _concatenated(name: str, value: ast.expr) -> str | None:
