@@ -67,6 +67,9 @@ def list_frameworks() -> None:
     typer.echo(f"chat endpoints (URL path endings) ({len(knowledge.http_paths)} paths):")
     typer.echo("  " + ", ".join(f"{path} ({knowledge.apis[callable_].api})"
                                 for path, callable_ in sorted(knowledge.http_paths.items())))
+    typer.echo(f"calls running the function they are handed, judged as its call (rules/llm_calls.yaml "
+               f"forwarders, {len(knowledge.forwarders)} names):")
+    typer.echo("  " + ", ".join(sorted(knowledge.forwarders)))
     typer.echo("Add your own in [tool.promptlint] (docs/knowledge.md).")
 
 

@@ -22,6 +22,7 @@ from promptlint.knowledge import (
     SYSTEM_ROLE_SETTING_WORD,
     Knowledge,
     builtin_callback_types,
+    builtin_forwarders,
     builtin_http_paths,
     builtin_system_keywords,
 )
@@ -44,6 +45,16 @@ ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\
                       r"|\b(?:" + "|".join(map(re.escape, builtin_system_keywords())) + r")\s*=[^=]"
                       r"|:\s*(?:\w+\.)*(?:" + "|".join(map(re.escape, builtin_callback_types())) + r")\b"
                       r"|" + "|".join(map(re.escape, builtin_http_paths())))
+
+
+# A function handed to a call that runs it (rules/llm_calls.yaml forwarders): its last name, after
+# the arguments before it (`loop.run_in_executor(None, self.client.chat.completions.create, ...)`).
+FORWARDERS = frozenset(name.rsplit(".", 1)[-1] for name in builtin_forwarders())
+FORWARDED = tuple(re.compile(
+    r"\b(?:" + "|".join(sorted({re.escape(name.rsplit(".", 1)[-1])
+                                for name, (at, _) in builtin_forwarders().items() if at == position})) + r")"
+    + r"\s*\(\s*" + r"[^,()]*,\s*" * position + r"(?:[\w.]*\.)?(\w+)\s*[,)]")
+    for position in sorted({at for at, _ in builtin_forwarders().values()}))
 
 
 def sorted_paths(paths: Iterable[Path]) -> list[Path]:
@@ -145,9 +156,14 @@ def called_names_of(path: Path, facts: FileFacts, cache: Cache | None) -> tuple[
 
 
 def called_names_in_text(text: str) -> tuple[str, ...]:
-    """Names followed by "(" (calls, but also definitions and names in strings: a superset)."""
+    """Names followed by "(" (calls, but also definitions and names in strings: a superset), and
+    the functions handed to a call that runs them (`asyncio.to_thread(client.chat.completions.create,
+    ...)`: `create`)."""
     pattern = CALLED_ASCII if text.isascii() else CALLED_UNICODE  # the ASCII scan is 2.5 times faster
     names = set(pattern.findall(text))
+    if not names.isdisjoint(FORWARDERS):
+        for forwarded in FORWARDED:
+            names.update(forwarded.findall(text))
     if ROLE_KEY.search(text):
         names.add(ROLE_MARKER)
     return tuple(sorted(names))

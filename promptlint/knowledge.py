@@ -87,6 +87,9 @@ class Knowledge:
     http_posts: frozenset[str] = frozenset()
     http_requests: frozenset[str] = frozenset()
     http_paths: dict[str, str] = field(default_factory=dict)
+    # Calls running the function they are handed (rules/llm_calls.yaml forwarders): name ->
+    # (the function's position, whether keyword arguments go to it).
+    forwarders: dict[str, tuple[int, bool]] = field(default_factory=dict)
     stable: tuple[str, ...] = ()
     trigger_words: tuple[str, ...] = field(default=())
     api_method_names: frozenset[str] = frozenset()
@@ -226,6 +229,12 @@ def builtin_callback_types() -> tuple[str, ...]:
 def builtin_http_paths() -> tuple[str, ...]:
     """URL path endings of providers' chat endpoints (rules/llm_calls.yaml http_paths)."""
     return tuple(_builtin_tables()[2].get("http_paths", {}))
+
+
+def builtin_forwarders() -> dict[str, tuple[int, bool]]:
+    """Calls that run the function they are handed (rules/llm_calls.yaml forwarders)."""
+    return {name: (int(spec["function"]), bool(spec.get("keywords", True)))
+            for name, spec in _builtin_tables()[2].get("forwarders", {}).items()}
 
 
 def _http_paths(table: dict[str, str], apis: dict[str, ApiSpec], where: str) -> dict[str, str]:
@@ -381,6 +390,7 @@ def load_knowledge(config: Config) -> Knowledge:
         http_requests=frozenset(calls_raw.get("http_requests", ())),
         http_paths={**_http_paths(calls_raw.get("http_paths", {}), apis, "rules/llm_calls.yaml"),
                     **_http_paths(config.http_paths, apis, where)},
+        forwarders=builtin_forwarders(),
         stable=config.stable,
         trigger_words=tuple(sorted(triggers)),
         api_method_names=frozenset(_call_suffix(name) for name in apis) | {"send_message"},

@@ -2078,7 +2078,7 @@ class Evaluator:
                 if func.attr == "get" and args else None
             if read is not None:
                 return read
-            if isinstance(receiver, _PLAIN_VALUES):
+            if isinstance(receiver, _PLAIN_VALUES) and self.forwarded(func, receiver, args, kwargs) is None:
                 method_result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
                 result = self.conversation_read(node, _in_window_of(receiver, method_result), frame)
                 if self.on_messages is not None and "messages" in kwargs and isinstance(receiver, Unknown):
@@ -2092,6 +2092,9 @@ class Evaluator:
                     and (dumped := self.dumped(receiver)) is not None:
                 return dumped
             callee = self.attribute(receiver, func.attr, frame, func)
+        forwarded = self.forwarded(func, callee, args, kwargs)
+        if forwarded is not None:
+            callee, args, kwargs = forwarded
         result = self.conversation_read(node, self.call(callee, args, kwargs, frame, node), frame)
         if self.on_messages is not None and "messages" in kwargs and id(node) not in self._sent \
                 and not self.sends_nothing(callee):
@@ -2102,6 +2105,22 @@ class Evaluator:
             # object's `__call__`, LangChain's `chat(messages)`): that list is the request.
             self.handed_messages(node, args[0], frame)
         return self.lookup_result(node, result, args, kwargs, frame, receiver)
+
+    def forwarded(self, func: ast.expr, callee: Value, args: list[Value], kwargs: dict[str, Value]
+                  ) -> tuple[Value, list[Value], dict[str, Value]] | None:
+        """`asyncio.to_thread(create, model=..., messages=...)`, `loop.run_in_executor(None, lambda:
+        send(prompt))`: the function such a call runs, with the arguments it gets (rules/llm_calls.yaml
+        forwarders); None for any other call. A bare method name counts only on a receiver the
+        analysis does not know: a project object's own `submit` is that method."""
+        spec = self.knowledge.forwarders.get(callee.qualname) if isinstance(callee, Ref) else None
+        if spec is None and isinstance(func, ast.Attribute) and not isinstance(callee, (FuncVal, ClassVal, Instance)):
+            spec = self.knowledge.forwarders.get(func.attr)
+        if spec is None:
+            return None
+        position, keywords = spec
+        if len(args) <= position or not isinstance(args[position], (FuncVal, Member, Partial, Ref)):
+            return None
+        return args[position], args[position + 1:], kwargs if keywords else {}
 
     def dumped(self, inst: Instance, depth: int = 0) -> Mapping | None:
         """`message.model_dump()` of a project data model (pydantic): a dict of its declared

@@ -14,7 +14,13 @@ import builtins
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
 from promptlint.analysis.summaries import FLOW_NODES, Flow, SinkShapes, parameter_flows
 from promptlint.analysis.message_lists import returned_messages
-from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, SYSTEM_ROLE_SETTING, builtin_http_paths
+from promptlint.knowledge import (
+    RETURNS_SYSTEM_MARKER,
+    ROLE_MARKER,
+    SYSTEM_ROLE_SETTING,
+    builtin_forwarders,
+    builtin_http_paths,
+)
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -33,6 +39,8 @@ UNTRACEABLE = frozenset(
 HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 HTTP_CALLS = frozenset({"post", "request", "stream"})  # methods of HTTP clients that can send a POST
 CHAT_PATHS = builtin_http_paths()
+# Calls running the function they are handed (rules/llm_calls.yaml forwarders): last name -> where
+FORWARDED_AT = {name.rsplit(".", 1)[-1]: position for name, (position, _) in builtin_forwarders().items()}
 
 
 _MARKED_NODES = (ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -72,17 +80,25 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
         if isinstance(node.func, ast.Attribute) and node.func.attr in HTTP_CALLS \
                 and (endpoint_in_module or _names_chat_endpoint(function, chat_paths)):
             names.add(ROLE_MARKER)  # a POST to a provider's chat endpoint: a request (knowledge.http_paths)
-        mark = _mark(node)
         func = node.func
-        if isinstance(func, ast.Attribute):
-            names.add(func.attr + mark)
-            if isinstance(func.value, ast.Attribute):
-                names.add(f"{func.value.attr}.{func.attr}{mark}")
-            elif isinstance(func.value, ast.Name):
-                names.add(f"{func.value.id}.{func.attr}{mark}")
-        elif isinstance(func, ast.Name):
-            names.add(func.id + mark)
+        _add_call_names(func, _mark(node), names)
+        position = FORWARDED_AT.get(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+        if position is not None and len(node.args) > position:
+            # `asyncio.to_thread(client.chat.completions.create, ...)` calls what it is handed
+            _add_call_names(node.args[position], "", names)
     return names
+
+
+def _add_call_names(func: ast.expr, mark: str, names: set[str]) -> None:
+    """A called expression's last name, and ``receiver.method`` for a method."""
+    if isinstance(func, ast.Attribute):
+        names.add(func.attr + mark)
+        if isinstance(func.value, ast.Attribute):
+            names.add(f"{func.value.attr}.{func.attr}{mark}")
+        elif isinstance(func.value, ast.Name):
+            names.add(f"{func.value.id}.{func.attr}{mark}")
+    elif isinstance(func, ast.Name):
+        names.add(func.id + mark)
 
 
 def _names_chat_endpoint(function: ast.AST, chat_paths: tuple[str, ...]) -> bool:
