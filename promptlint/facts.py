@@ -48,12 +48,13 @@ ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\
 
 
 # A function handed to a call that runs it (rules/llm_calls.yaml forwarders): its last name, after
-# the arguments before it (`loop.run_in_executor(None, self.client.chat.completions.create, ...)`).
+# the arguments before it (`loop.run_in_executor(None, self.client.chat.completions.create, ...)`),
+# also inside `functools.partial(f, ...)`.
 FORWARDERS = frozenset(name.rsplit(".", 1)[-1] for name in builtin_forwarders())
 FORWARDED = tuple(re.compile(
     r"\b(?:" + "|".join(sorted({re.escape(name.rsplit(".", 1)[-1])
                                 for name, (at, _) in builtin_forwarders().items() if at == position})) + r")"
-    + r"\s*\(\s*" + r"[^,()]*,\s*" * position + r"(?:[\w.]*\.)?(\w+)\s*[,)]")
+    + r"\s*\(\s*" + r"[^,()]*,\s*" * position + r"(?:(?:functools\.)?partial\s*\(\s*)?(?:[\w.]*\.)?(\w+)\s*[,)]")
     for position in sorted({at for at, _ in builtin_forwarders().values()}))
 
 

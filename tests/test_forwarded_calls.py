@@ -114,6 +114,7 @@ class Form:
 
 LLM = '''
 import asyncio
+import functools
 
 from openai import OpenAI
 
@@ -121,8 +122,7 @@ client = OpenAI()
 
 
 async def complete(prompt: str):
-    return await asyncio.to_thread(client.chat.completions.create, model="gpt-4.1",
-                                   messages=[{"role": "user", "content": prompt}])
+    return await asyncio.to_thread(CREATE, messages=[{"role": "user", "content": prompt}])
 '''
 
 ANSWER = '''
@@ -136,13 +136,15 @@ async def answer(question: str):
 '''
 
 
-def test_a_function_forwarding_to_a_thread_leads_to_an_llm_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("create", ['functools.partial(client.chat.completions.create, model="gpt-4.1")',
+                                    "client.chat.completions.create"])
+def test_a_function_forwarding_to_a_thread_leads_to_an_llm_call(tmp_path: Path, create: str) -> None:
     """The reach: `complete` calls the SDK only through `asyncio.to_thread`, and its caller, which
     writes no message itself, is evaluated because `complete` leads to an LLM call. INVALID: the
     question before the fixed rules in the user's turn (PC010, info: below the providers' minimum);
     VALID: the rules first."""
     def layout(prompt: str) -> list[tuple[str, str, str]]:
-        root = write_tree(tmp_path / prompt[:4], {"app/__init__.py": "", "app/llm.py": LLM,
+        root = write_tree(tmp_path / prompt[:4], {"app/__init__.py": "", "app/llm.py": LLM.replace("CREATE", create),
                                                   "app/agent.py": ANSWER.replace("PROMPT", prompt)})
         result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
         return [(f.location.path, f.rule, f.call_site.api) for f in result.findings]

@@ -82,11 +82,18 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
             names.add(ROLE_MARKER)  # a POST to a provider's chat endpoint: a request (knowledge.http_paths)
         func = node.func
         _add_call_names(func, _mark(node), names)
-        position = FORWARDED_AT.get(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+        position = FORWARDED_AT.get(_last_name(func))
         if position is not None and len(node.args) > position:
             # `asyncio.to_thread(client.chat.completions.create, ...)` calls what it is handed
-            _add_call_names(node.args[position], "", names)
+            handed = node.args[position]
+            if isinstance(handed, ast.Call) and handed.args and _last_name(handed.func) == "partial":
+                handed = handed.args[0]  # `functools.partial(create, model=...)`
+            _add_call_names(handed, "", names)
     return names
+
+
+def _last_name(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _add_call_names(func: ast.expr, mark: str, names: set[str]) -> None:
