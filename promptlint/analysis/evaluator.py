@@ -2078,7 +2078,7 @@ class Evaluator:
                 if func.attr == "get" and args else None
             if read is not None:
                 return read
-            if isinstance(receiver, _PLAIN_VALUES) and self.forwarded(func, receiver, args, kwargs) is None:
+            if isinstance(receiver, _PLAIN_VALUES) and self.forwarded(func, receiver, args, kwargs, frame) is None:
                 method_result = templates.call_method(self, receiver, func.attr, args, kwargs, frame, node)
                 result = self.conversation_read(node, _in_window_of(receiver, method_result), frame)
                 if self.on_messages is not None and "messages" in kwargs and isinstance(receiver, Unknown):
@@ -2092,7 +2092,7 @@ class Evaluator:
                     and (dumped := self.dumped(receiver)) is not None:
                 return dumped
             callee = self.attribute(receiver, func.attr, frame, func)
-        forwarded = self.forwarded(func, callee, args, kwargs)
+        forwarded = self.forwarded(func, callee, args, kwargs, frame)
         if forwarded is not None:
             callee, args, kwargs = forwarded
         result = self.conversation_read(node, self.call(callee, args, kwargs, frame, node), frame)
@@ -2106,7 +2106,7 @@ class Evaluator:
             self.handed_messages(node, args[0], frame)
         return self.lookup_result(node, result, args, kwargs, frame, receiver)
 
-    def forwarded(self, func: ast.expr, callee: Value, args: list[Value], kwargs: dict[str, Value]
+    def forwarded(self, func: ast.expr, callee: Value, args: list[Value], kwargs: dict[str, Value], frame: Frame
                   ) -> tuple[Value, list[Value], dict[str, Value]] | None:
         """`asyncio.to_thread(create, model=..., messages=...)`, `loop.run_in_executor(None, lambda:
         send(prompt))`: the function such a call runs, with the arguments it gets (rules/llm_calls.yaml
@@ -2120,7 +2120,12 @@ class Evaluator:
         position, keywords = spec
         if len(args) <= position or not isinstance(args[position], (FuncVal, Member, Partial, Ref)):
             return None
-        return args[position], args[position + 1:], kwargs if keywords else {}
+        handed = args[position]
+        if isinstance(handed, FuncVal) and handed.self_value is not None and handed.self_value is frame.self_value:
+            # The object's own synchronous twin (`kickoff_async` runs `self.kickoff` in a thread):
+            # an entry of its own already; run again one frame deeper it only repeats itself.
+            return None
+        return handed, args[position + 1:], kwargs if keywords else {}
 
     def dumped(self, inst: Instance, depth: int = 0) -> Mapping | None:
         """`message.model_dump()` of a project data model (pydantic): a dict of its declared
