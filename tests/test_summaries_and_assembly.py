@@ -3215,3 +3215,40 @@ class LiteAgent(BaseModel):
 '''})
     assert [(line, message.split(" comes before")[0]) for _, line, _, message in found] == [
         (15, "per-request memory `self._memory.recall(query, limit=10)`")]
+
+
+def test_a_test_of_what_an_attribute_holds_is_no_change_guard(tmp_path: Path) -> None:
+    """INVALID, found on bench/wild (crewAI, once its agent's whole request was seen): memories
+    put into the system message under `if self._messages and self._messages[0].get("role") ==
+    "system":` change on every call; the test reads what the list holds, it does not detect a
+    change (`if key != self._key:`, `if self._x is None:`), so the value is not "rebuilt only when
+    `self._messages` changes". VALID: behind a real change guard the same text is per session."""
+    agent = '''
+from openai import OpenAI
+
+RULES = "Answer the user's question with the tools given; cite each tool result you use. " * 120
+
+
+class Agent:
+    def __init__(self, memory) -> None:
+        self._memory = memory
+        self._messages: list = []
+        self._query = None
+        self.client = OpenAI()
+
+    def _inject(self, query: str) -> None:
+        matches = self._memory.recall(query, limit=10)
+        block = "Relevant memories:\\n" + "\\n".join(f"- {m}" for m in matches)
+        if TEST:
+            self._messages[0]["content"] = block + "\\n\\n" + self._messages[0]["content"]
+
+    def kickoff(self, question: str):
+        self._messages = [{"role": "system", "content": RULES}, {"role": "user", "content": question}]
+        self._inject(question)
+        return self.client.chat.completions.create(model="gpt-4.1", messages=self._messages)
+'''
+    held = findings(tmp_path / "held", {"agent.py": agent.replace(
+        "TEST", 'self._messages and self._messages[0].get("role") == "system"')})
+    assert [message.split(" memory")[0] for _, _, _, message in held] == ["per-request"]
+    guarded = findings(tmp_path / "guarded", {"agent.py": agent.replace("TEST", "query != self._query")})
+    assert [message.split(" memory")[0] for _, _, _, message in guarded] == ["per-session"]

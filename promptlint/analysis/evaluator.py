@@ -4057,12 +4057,30 @@ def _defaulted_name(stmt: ast.If) -> str | None:
 
 
 def _guarded_attribute(test: ast.expr) -> str | None:
-    """``if self._x is None`` / ``if not self._x`` / ``if key != self._key``: a change guard."""
-    for node in nodes_of(test, ast.Attribute):
-        path = _dotted(node)
-        if path and path.startswith("self."):
+    """``if self._x is None`` / ``if not self._x`` / ``if key != self._key`` / ``if
+    len(self.steps) == 0``: a change guard, or a first-call test, on an attribute of the object
+    (any term of an ``and``/``or``). Not a flag (``if self.use_memory:``) nor a test of what the
+    attribute holds (``self._messages[0]["role"] == "system"``): the body runs on every call the
+    flag is on or the content matches."""
+    if isinstance(test, ast.BoolOp):
+        return next((found for value in test.values if (found := _guarded_attribute(value))), None)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _own_path(test.operand)
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    sides = (test.left, test.comparators[0])
+    for side, other in (sides, sides[::-1]):
+        path = _own_path(side.args[0] if isinstance(side, ast.Call) and _dotted(side.func) == "len"
+                         and len(side.args) == 1 else side)
+        if path is not None and not (isinstance(other, ast.Constant) and isinstance(other.value, str)):
             return path
     return None
+
+
+def _own_path(node: ast.expr) -> str | None:
+    """``self._x`` (dotted): an attribute of the object itself."""
+    path = _dotted(node) if isinstance(node, ast.Attribute) else None
+    return path if path and path.startswith("self.") else None
 
 
 _BUILTINS = {
