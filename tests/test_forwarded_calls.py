@@ -12,7 +12,7 @@ import pytest
 
 from promptlint.config import Config
 from promptlint.engine import analyze
-from tests.conftest import write_tree
+from tests.conftest import STAMPED, request_findings, with_and_without_clock, write_tree
 
 HEADER = '''
 import asyncio
@@ -36,13 +36,7 @@ async def ask(history: list, question: str):
     return CALL
 '''
 
-STAMPED = 'f"Now: {datetime.now()}\\n" + RULES'
-
-
-def findings(root: Path) -> list[tuple[int, str, str, str]]:
-    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-    assert not result.errors, result.errors
-    return [(f.location.line, f.rule, f.severity.value, f.call_site.api) for f in result.findings]
+findings = request_findings
 
 
 @pytest.mark.parametrize("call", [
@@ -53,11 +47,9 @@ def findings(root: Path) -> list[tuple[int, str, str, str]]:
     'await anyio.to_thread.run_sync(send, messages)',
 ])
 def test_a_request_sent_from_a_thread_is_judged(tmp_path: Path, call: str) -> None:
-    program = HEADER.replace("CALL", call)
-    invalid = write_tree(tmp_path / "invalid", {"app.py": program.replace("SYSTEM", STAMPED)})
-    assert findings(invalid) == [(18, "PC001", "error", "openai.chat.completions")]
-    valid = write_tree(tmp_path / "valid", {"app.py": program.replace("SYSTEM", "RULES")})
-    assert findings(valid) == []
+    invalid, valid = with_and_without_clock(tmp_path, HEADER.replace("CALL", call))
+    assert invalid == [(18, "PC001", "error", "openai.chat.completions")]
+    assert valid == []
 
 
 PROVIDER = '''

@@ -13,7 +13,7 @@ import pytest
 
 from promptlint.config import Config, ConfigError, load_config
 from promptlint.engine import analyze
-from tests.conftest import write_tree
+from tests.conftest import STAMPED, request_findings, with_and_without_clock, write_tree
 
 HEADER = '''
 import json
@@ -49,13 +49,7 @@ def ask(history: list, question: str):
 '''
 
 
-def findings(root: Path, config: Config | None = None) -> list[tuple[int, str, str, str]]:
-    result = analyze([root], config or Config(root=root, cache_dir=None), cwd=root)
-    assert not result.errors, result.errors
-    return [(f.location.line, f.rule, f.severity.value, f.call_site.api) for f in result.findings]
-
-
-STAMPED = 'f"Now: {datetime.now()}\\n" + RULES'
+findings = request_findings
 
 
 def test_an_anthropic_post_is_judged_as_a_messages_request(tmp_path: Path) -> None:
@@ -76,11 +70,9 @@ def test_an_anthropic_post_is_judged_as_a_messages_request(tmp_path: Path) -> No
     'httpx.Client().post(f"{BASE}/v1/chat/completions", content=json.dumps(payload).encode())',
 ])
 def test_each_client_posting_to_a_chat_endpoint_sends_a_request(tmp_path: Path, call: str) -> None:
-    program = OPENAI.replace("CALL", call)
-    invalid = write_tree(tmp_path / "invalid", {"app.py": program.replace("SYSTEM", STAMPED)})
-    assert findings(invalid) == [(13, "PC001", "error", "openai.chat.completions")]
-    valid = write_tree(tmp_path / "valid", {"app.py": program.replace("SYSTEM", "RULES")})
-    assert findings(valid) == []
+    invalid, valid = with_and_without_clock(tmp_path, OPENAI.replace("CALL", call))
+    assert invalid == [(13, "PC001", "error", "openai.chat.completions")]
+    assert valid == []
 
 
 def test_an_endpoint_held_by_a_module_constant(tmp_path: Path) -> None:
