@@ -145,3 +145,44 @@ def test_a_function_forwarding_to_a_thread_leads_to_an_llm_call(tmp_path: Path, 
         ("app/agent.py", "PC010", "user message (user text passed to complete())"),
         ("app/llm.py", "PC010", "openai.chat.completions")]
     assert layout('RULES + f"\\n\\nQuestion: {question}"') == []
+
+
+ANTHROPIC_PROVIDER = '''
+import asyncio
+
+from anthropic import Anthropic
+
+
+class ClaudeProvider:
+    def __init__(self) -> None:
+        self.client = Anthropic()
+
+    async def complete(self, system: str, question: str):
+        return await asyncio.to_thread(self.client.messages.create, model="claude-sonnet-4-5", max_tokens=1024,
+                                       system=system, messages=[{"role": "user", "content": question}])
+'''
+
+RUNTIME_CHOSEN = '''
+from datetime import datetime
+
+RULES = "You are the billing assistant of ACME. Cite the policy section for every answer. " * 80
+
+
+async def answer(provider, question: str):
+    return await provider.complete(SYSTEM, question)
+'''
+
+
+def test_a_provider_forwarding_its_system_argument_is_a_wrapper_for_a_provider_chosen_at_runtime(
+        tmp_path: Path) -> None:
+    """`provider` is not known where the prompt is written: `complete` is a wrapper whose `system`
+    reaches the SDK call's `system=` through `asyncio.to_thread` (its parameter summary), so the
+    clock is judged at the call that hands it over, with the history assumed after it."""
+    def judged(system: str) -> list[tuple[str, str, str]]:
+        root = write_tree(tmp_path / system[:3], {"app/__init__.py": "", "app/provider.py": ANTHROPIC_PROVIDER,
+                                                  "app/agent.py": RUNTIME_CHOSEN.replace("SYSTEM", system)})
+        result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+        return [(f.location.path, f.rule, f.call_site.api) for f in result.findings]
+
+    assert judged(STAMPED) == [("app/agent.py", "PC001", "system message (system text passed to complete())")]
+    assert judged("RULES") == []

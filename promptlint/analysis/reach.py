@@ -12,13 +12,12 @@ import ast
 import builtins
 
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
-from promptlint.analysis.summaries import FLOW_NODES, Flow, SinkShapes, parameter_flows
+from promptlint.analysis.summaries import FLOW_NODES, FORWARDED_AT, Flow, SinkShapes, parameter_flows
 from promptlint.analysis.message_lists import returned_messages
 from promptlint.knowledge import (
     RETURNS_SYSTEM_MARKER,
     ROLE_MARKER,
     SYSTEM_ROLE_SETTING,
-    builtin_forwarders,
     builtin_http_paths,
 )
 
@@ -39,8 +38,6 @@ UNTRACEABLE = frozenset(
 HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 HTTP_CALLS = frozenset({"post", "request", "stream"})  # methods of HTTP clients that can send a POST
 CHAT_PATHS = builtin_http_paths()
-# Calls running the function they are handed (rules/llm_calls.yaml forwarders): last name -> where
-FORWARDED_AT = {name.rsplit(".", 1)[-1]: position for name, (position, _) in builtin_forwarders().items()}
 
 
 _MARKED_NODES = (ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)

@@ -44,7 +44,7 @@ import ast
 from collections.abc import Iterable
 
 from promptlint.analysis.index import nodes_of, of_kind
-from promptlint.knowledge import Knowledge
+from promptlint.knowledge import Knowledge, builtin_forwarders
 from promptlint.model import MAX_REACHED
 
 SYSTEM = "system"
@@ -341,6 +341,8 @@ def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[
     return {name: found for name, found in wrappers.items() if any(slot[0] in "so" for slot in found)}
 
 
+# Calls running the function they are handed (rules/llm_calls.yaml forwarders): last name -> where
+FORWARDED_AT = {name.rsplit(".", 1)[-1]: position for name, (position, _) in builtin_forwarders().items()}
 # What can make a local name hold a parameter's value: bindings, loop targets, `list.append(p)`.
 CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
             ast.Call)
@@ -536,9 +538,16 @@ def _callable_aliases(walked: list[ast.AST]) -> dict[str, set[str]]:
 
 def _callees(call: ast.Call, aliases: dict[str, set[str]]) -> list[tuple[str, list[ast.expr]]]:
     """The names a call may run, each with the positional arguments it receives:
-    ``partial(fn, a, b)`` calls ``fn`` with ``a, b`` first; an alias calls what it names."""
+    ``partial(fn, a, b)`` calls ``fn`` with ``a, b`` first; an alias calls what it names;
+    ``asyncio.to_thread(fn, a)`` calls ``fn`` with ``a`` (FORWARDED_AT)."""
     name = _call_name(call)
     args = list(call.args)
+    position = FORWARDED_AT.get((name or "").rsplit(".", 1)[-1])
+    if position is not None and len(args) > position and not any(isinstance(a, ast.Starred) for a in args):
+        handed, rest = args[position], args[position + 1:]
+        inner = ast.Call(func=handed.func, args=[*handed.args, *rest], keywords=handed.keywords) \
+            if isinstance(handed, ast.Call) else ast.Call(func=handed, args=rest, keywords=[])
+        return _callees(inner, aliases)
     if name in ("partial", "functools.partial") and args:
         target, args = args[0], args[1:]
         if isinstance(target, ast.Name) and target.id in aliases:
