@@ -14,12 +14,7 @@ import builtins
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
 from promptlint.analysis.summaries import FLOW_NODES, FORWARDED_AT, Flow, SinkShapes, parameter_flows
 from promptlint.analysis.message_lists import returned_messages
-from promptlint.knowledge import (
-    RETURNS_SYSTEM_MARKER,
-    ROLE_MARKER,
-    SYSTEM_ROLE_SETTING,
-    builtin_http_paths,
-)
+from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, SYSTEM_ROLE_SETTING, builtin_http_paths
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
