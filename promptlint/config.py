@@ -244,9 +244,9 @@ def _coerce(name: str, value: Any, where: str, key: str) -> Any:
             raise fail("a table of qualified name = {keyword = {volatility, category, text}}")
         return value
     if name == "http_paths":
-        if not isinstance(value, dict) or not all(isinstance(k, str) and k.startswith("/") and isinstance(v, str)
+        if not isinstance(value, dict) or not all(isinstance(k, str) and k[:1] in ("/", ":") and isinstance(v, str)
                                                   for k, v in value.items()):
-            raise fail('a table of "/url/path/ending" = "the LLM callable whose request it sends"')
+            raise fail('a table of "/url/path/ending" (or ":method") = "the LLM callable whose request it sends"')
         return value
     if name in ("lookups", "lookup_types"):
         if not isinstance(value, dict) or not all(

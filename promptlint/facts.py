@@ -22,9 +22,9 @@ from promptlint.knowledge import (
     SYSTEM_ROLE_SETTING_WORD,
     Knowledge,
     builtin_callback_types,
-    builtin_forwarders,
     builtin_http_paths,
     builtin_system_keywords,
+    forwarded_positions,
 )
 from promptlint.prefilter import imported_modules, package_of, relevant_files
 
@@ -50,12 +50,11 @@ ROLE_KEY = re.compile(r"""\brole["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\
 # A function handed to a call that runs it (rules/llm_calls.yaml forwarders): its last name, after
 # the arguments before it (`loop.run_in_executor(None, self.client.chat.completions.create, ...)`),
 # also inside `functools.partial(f, ...)`.
-FORWARDERS = frozenset(name.rsplit(".", 1)[-1] for name in builtin_forwarders())
+FORWARDERS = forwarded_positions()
 FORWARDED = tuple(re.compile(
-    r"\b(?:" + "|".join(sorted({re.escape(name.rsplit(".", 1)[-1])
-                                for name, (at, _) in builtin_forwarders().items() if at == position})) + r")"
+    r"\b(?:" + "|".join(sorted(re.escape(name) for name, at in FORWARDERS.items() if at == position)) + r")"
     + r"\s*\(\s*" + r"[^,()]*,\s*" * position + r"(?:(?:functools\.)?partial\s*\(\s*)?(?:[\w.]*\.)?(\w+)\s*[,)]")
-    for position in sorted({at for at, _ in builtin_forwarders().values()}))
+    for position in sorted(set(FORWARDERS.values())))
 
 
 def sorted_paths(paths: Iterable[Path]) -> list[Path]:

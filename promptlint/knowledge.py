@@ -237,6 +237,12 @@ def builtin_forwarders() -> dict[str, tuple[int, bool]]:
             for name, spec in _builtin_tables()[2].get("forwarders", {}).items()}
 
 
+def forwarded_positions() -> dict[str, int]:
+    """The forwarders by last name, with where the function they run is among their arguments:
+    what the name-based passes (the text scan, the reach, the parameter summaries) match."""
+    return {name.rsplit(".", 1)[-1]: position for name, (position, _) in builtin_forwarders().items()}
+
+
 def _http_paths(table: dict[str, str], apis: dict[str, ApiSpec], where: str) -> dict[str, str]:
     unknown = sorted(str(callable_) for callable_ in table.values() if callable_ not in apis)
     if unknown:

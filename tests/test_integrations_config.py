@@ -157,11 +157,14 @@ def test_rules_frameworks_names_namespace_packages_and_the_callback_tables(tmp_p
 
 
 def test_rules_frameworks_lists_the_http_clients_and_chat_endpoints(tmp_path: Path) -> None:
-    """Raw HTTP: the clients and the endpoints, the project's own endpoint included."""
-    root = project(tmp_path, '[tool.promptlint.http-paths]\n"/api/chat" = "openai.client.chat.completions.create"')
+    """Raw HTTP: the clients and the endpoints, the project's own endpoints included (a path, or a
+    `:method` ending as Google's REST APIs write them)."""
+    root = project(tmp_path, '[tool.promptlint.http-paths]\n"/api/chat" = "openai.client.chat.completions.create"\n'
+                             '":rawPredict" = "gemini.rest.generate_content"')
     code, out, _ = cli("rules", "--frameworks", cwd=root)
     lines = out.splitlines()
     clients = lines[lines.index(next(line for line in lines if line.startswith("HTTP clients"))) + 1]
     assert code == 0 and clients.strip() == "aiohttp, httpx, requests"
     endpoints = lines[lines.index(next(line for line in lines if line.startswith("chat endpoints"))) + 1]
     assert "/v1/messages (anthropic.messages)" in endpoints and "/api/chat (openai.chat.completions)" in endpoints
+    assert ":rawPredict (google.gemini.generate_content)" in endpoints

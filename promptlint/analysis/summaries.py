@@ -44,7 +44,7 @@ import ast
 from collections.abc import Iterable
 
 from promptlint.analysis.index import nodes_of, of_kind
-from promptlint.knowledge import Knowledge, builtin_forwarders
+from promptlint.knowledge import Knowledge, forwarded_positions
 from promptlint.model import MAX_REACHED
 
 SYSTEM = "system"
@@ -341,8 +341,7 @@ def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[
     return {name: found for name, found in wrappers.items() if any(slot[0] in "so" for slot in found)}
 
 
-# Calls running the function they are handed (rules/llm_calls.yaml forwarders): last name -> where
-FORWARDED_AT = {name.rsplit(".", 1)[-1]: position for name, (position, _) in builtin_forwarders().items()}
+FORWARDED_AT = forwarded_positions()  # calls running the function they are handed: last name -> where
 # What can make a local name hold a parameter's value: bindings, loop targets, `list.append(p)`.
 CARRYING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
             ast.Call)
