@@ -1741,6 +1741,11 @@ class Evaluator:
             return Seq((*left.items, Splice(right.hole)), left.order)
         if isinstance(right, Seq) and isinstance(left, Unknown) and not left.hole.volatility.is_volatile:
             return Seq((Splice(left.hole), *right.items), right.order)
+        if isinstance(left, Unknown) and isinstance(right, Unknown) and isinstance(node, ast.BinOp) \
+                and (_a_conversation_slice(node.left) or _a_conversation_slice(node.right)):
+            # `history[:1] + retrieved + history[1:]`: lists of messages, the retrieved run spliced in.
+            return Seq(tuple(Splice(hole if hole.location else replace(hole, location=frame.module.location(part)))
+                             for hole, part in ((left.hole, node.left), (right.hole, node.right))))
         if isinstance(left, (Text, TemplateVal)) or isinstance(right, (Text, TemplateVal)):
             where = frame.module.location(node)
             left_node = getattr(node, "left", getattr(node, "target", node))
@@ -3559,6 +3564,14 @@ def _locals_used(method: ast.AST, stmt: ast.Assign | ast.AnnAssign) -> list[ast.
 # the name: `_messages`, `chat_history`, `short_memory`, `turns`).
 CONVERSATION_WORDS = ("message", "msg", "history", "conversation", "convo", "chat", "memory", "dialog", "turn",
                       "context", "buffer", "transcript")
+
+
+def _a_conversation_slice(node: ast.expr) -> bool:
+    """A run cut from a list named like a conversation (`chat_history[1:]`): a list of messages."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)):
+        return False
+    name = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
+    return _named_like_a_conversation(name)
 
 
 def _named_like_a_conversation(attribute: str) -> bool:

@@ -875,10 +875,9 @@ def list_method(ev: "Evaluator", receiver: Seq, name: str, args: list[Value], ta
         updated = Seq((*receiver.items, *items), order or (extra.order if isinstance(extra, Seq) else None))
     elif name == "insert" and len(args) >= 2:
         index = literal_text(args[0])
-        position = int(index) if index and index.lstrip("-").isdigit() else len(receiver.items)
-        items = list(receiver.items)
-        items.insert(position, args[1])
-        updated = Seq(tuple(items), order)
+        # An index the analysis cannot read (`len(messages)`) is taken as the end, as before.
+        updated = Seq(_inserted(receiver.items, int(index), args[1]) if index and index.lstrip("-").isdigit()
+                      else (*receiver.items, args[1]), order)
     elif name == "update" and args and isinstance(args[0], Seq):
         updated = Seq((*receiver.items, *args[0].items), receiver.order or args[0].order)
     elif name == "sort":
@@ -893,6 +892,27 @@ def list_method(ev: "Evaluator", receiver: Seq, name: str, args: list[Value], ta
         ev.bind(target, updated, frame, step=False)
         return NONE
     return unknown(frame.module.snippet(node), frame.module.location(node))
+
+
+def _inserted(items: tuple[Value, ...], position: int, item: Value) -> tuple[Value, ...]:
+    """``items.insert(position, item)``. A run of unknown length before the position holds it:
+    ``list(history).insert(1, notes)`` puts the notes after the history's first message, ahead of
+    the rest of it, not after the whole run."""
+    known = 0
+    for at, current in enumerate(items):
+        if known == position or position < 0:
+            break
+        if isinstance(current, Splice):
+            hole = current.hole
+            head = Splice(replace(hole, expression=f"{hole.expression}[:{position - known}]"))
+            rest = Splice(replace(hole, expression=f"{hole.expression}[{position - known}:]"))
+            return (*items[:at], head, item, rest, *items[at + 1:])
+        known += 1
+    else:
+        return (*items, item)
+    result = list(items)
+    result.insert(at if position >= 0 else position, item)
+    return tuple(result)
 
 
 def dict_method(ev: "Evaluator", receiver: Mapping, name: str, args: list[Value], target: ast.expr | None,
