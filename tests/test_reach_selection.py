@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from promptlint import parallel
-from promptlint.analysis.evaluator import Evaluator
+from promptlint.analysis.evaluator import Evaluator, _attribute_assignments
 from promptlint.analysis.index import (
     LazyBody,
     ModuleInfo,
@@ -23,6 +23,7 @@ from promptlint.analysis.index import (
     parse_own_lines,
 )
 from promptlint.analysis.layout import build_layout, call_site
+from promptlint.analysis.message_lists import history_after, returned_messages
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import (
     MODULE_LEVEL,
@@ -277,6 +278,37 @@ def test_a_hollow_module_gives_back_the_same_trees(name: str) -> None:
     assert module.weight == weight
     assert all(type(f.body) is list for f in functions)
     assert module.hollow() == freed
+
+
+BUILDER = """
+class Builder:
+    def system(self, session):
+        message = Message(role="system", content=session.summary)
+        return message
+
+    def run_messages(self, session, history):
+        messages = [self.system(session)]
+        messages.extend(history)
+        return messages
+"""
+
+
+def test_what_is_kept_on_a_definition_goes_with_its_body() -> None:
+    """Memos kept on a definition name its body's nodes (by id): once the body is dropped and
+    parsed again they must be computed again, or they name nodes that are gone (and an id may be
+    reused by another node), and what an entry finds depends on the entries run before it."""
+    module = parse_module("m", Path("m.py"), "m.py", BUILDER)
+    klass = module.classes["Builder"]
+    system, run_messages = klass.methods["system"], klass.methods["run_messages"]
+    call = run_messages.body[0].value.elts[0]
+    assert history_after(run_messages, call) == "history"
+    assert returned_messages(system) == {id(system.body[0].value)}
+    _ = _attribute_assignments(klass)
+    module.hollow()
+    call = run_messages.body[0].value.elts[0]  # parsed again: new nodes
+    assert history_after(run_messages, call) == "history"
+    assert returned_messages(system) == {id(system.body[0].value)}  # `message = Message(...)`, returned
+    assert "_assignments" not in klass.__dict__
 
 
 def test_a_tight_parse_budget_gives_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -80,9 +80,13 @@ class ModuleInfo:
             text.used = self._hollowable
         for node, span in text.used:
             if type(node.body) is list:  # noqa: E721 - a LazyBody not yet used is already hollow
+                _forget_memos(node)
                 node.body = LazyBody(node, text, span)
                 text.weight -= span
         text.used = []
+        _forget_memos(self.tree)
+        for klass in self.classes.values():
+            _forget_memos(klass)
         return before - text.weight
 
     @cached_property
@@ -268,6 +272,25 @@ class SourceText:
         if not 0 < first <= last < len(starts):
             return ""
         return self.source[starts[first - 1]:starts[last]]
+
+
+# What the analysis keeps on a definition (`history_after`, `returned_messages`, a class's
+# `_assignments`) points into its body, by node or by id(). A body parsed again is new nodes, and
+# an id() may then name another node: such memos are dropped with the body, or a result would
+# depend on which entries a worker ran before (seen on agno: a finding present or not by run).
+_AST_KEYS: dict[type, frozenset[str]] = {}
+_CLASS_KEYS = frozenset(ClassInfo.__dataclass_fields__)
+
+
+def _forget_memos(holder: ast.AST | ClassInfo) -> None:
+    if isinstance(holder, ClassInfo):
+        kept = _CLASS_KEYS
+    else:
+        kept = _AST_KEYS.get(type(holder))
+        if kept is None:
+            kept = _AST_KEYS[type(holder)] = frozenset((*holder._fields, *holder._attributes))
+    for key in [key for key in holder.__dict__ if key not in kept]:
+        del holder.__dict__[key]
 
 
 class LazyBody(list):  # type: ignore[type-arg]
