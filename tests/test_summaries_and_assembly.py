@@ -2099,6 +2099,81 @@ def chat(self, content):
     assert reached_calls(stored, wrappers) == {"chat": (("app/chat.py", 4),)}
 
 
+
+def test_known_llm_calls_are_reached_before_calls_named_by_their_messages_keyword_alone() -> None:
+    """crewAI's `LLM.call` sends through `litellm.completion(**params)` (the params built from its
+    `messages` by a helper) and records the messages on an event (`Event(messages=...)`). The
+    event is taken for a request by its keyword alone; the wrapper reaches the litellm call."""
+    definitions = [
+        ("call", "llm.py", flows_of('''
+def call(self, messages):
+    params = self._prepare_params(messages)
+    response = litellm.completion(**params)
+    self._emit_completed(messages=params["messages"], response=response)
+    return response
+''', True)),
+        ("_emit_completed", "llm.py", flows_of('''
+def _emit_completed(self, messages, response):
+    self.bus.emit(self, event=CallCompletedEvent(messages=messages, response=response))
+''', True)),
+    ]
+    wrappers = infer_wrappers([(name, flows, True) for name, _, flows in definitions], UNTRACEABLE)
+    assert {"call", "_emit_completed"} <= wrappers.keys()
+    reached = reached_calls(definitions, wrappers)
+    assert reached["call"] == (("llm.py", 4),)  # litellm's line, not the emitter's (5) nor the event's
+    assert reached["_emit_completed"] == (("llm.py", 3),)  # only a guess there: still listed
+
+
+
+EMITTING_LLM = {"llm.py": '''
+import litellm
+
+
+class CallCompletedEvent:
+    def __init__(self, messages, response):
+        self.messages = messages
+        self.response = response
+
+
+class LLM:
+    def __init__(self, model: str, bus):
+        self.model = model
+        self.bus = bus
+
+    def _prepare_params(self, messages):
+        return {"model": self.model, "messages": messages, "temperature": 0.2}
+
+    def call(self, messages):
+        params = self._prepare_params(messages)
+        response = litellm.completion(**params)
+        self._emit_completed(messages=params["messages"], response=response)
+        return response
+
+    def _emit_completed(self, messages, response):
+        self.bus.emit(self, event=CallCompletedEvent(messages=messages, response=response))
+''', "agent.py": '''
+from datetime import datetime
+
+RULES = "Follow the rules. " * 300
+
+
+def step(llm, history: list, text: str):
+    system = {"role": "system", "content": f"Now: {datetime.now()}\\n" + RULES}
+    return llm.call(messages=[system, *history, {"role": "user", "content": text}])
+'''}
+
+
+def test_a_finding_at_a_wrapper_names_the_llm_call_it_reaches(tmp_path: Path) -> None:
+    """The request judged where it is handed to `llm.call(messages=...)` (an object the analysis
+    cannot type) says it is sent by `litellm.completion`, not by the event recording it."""
+    root = write_tree(tmp_path, EMITTING_LLM)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [finding] = result.findings
+    assert (finding.location.path, finding.location.line, finding.severity.value) == ("agent.py", 7, "error")
+    sends = [(r.location.path, r.location.line) for r in finding.related if "sends it" in r.message]
+    assert sends == [("llm.py", 20)]
+
+
 REWRITTEN_SYSTEM = '''
 from openai import OpenAI
 

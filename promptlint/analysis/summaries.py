@@ -62,6 +62,10 @@ ONCE = "once"  # system content set on the object's first call only (`if self.tu
 KINDS = {SYSTEM: "s", HEAD: "h", USER: "u", MESSAGES: "m", MODEL: "n", ONCE: "o"}
 SITE = "@"  # a flow target "@<line>": the definition makes an LLM call on that line (not a slot)
 UNSURE = "?"  # "@?<line>": an LLM call no parameter is seen going into
+# "@%<line>" (or "@%?<line>"): a call taken for a request by its `messages=` keyword alone (a
+# gateway, an unknown client, but also an event or a hook recording the messages): listed as what
+# a wrapper reaches only when none of its known LLM calls is.
+GUESSED = "%"
 CONVERTED = "~"  # a flow as a message list only (through a format converter): it reaches "m" slots only
 TEXT_ONLY = "^"  # a flow as text inside a message only: it reaches "s" and "u" slots, not "m"
 FIRST_CALL = "!"  # a flow from inside a first-call branch: system content it reaches is set once
@@ -185,6 +189,8 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                 sent += [reach(keywords[keyword], MESSAGES) for keyword in shapes.messages_keywords & keywords.keys()]
                 reach(keywords.get("model"), MODEL)
                 sent += [any(carriers.get(name) for name in _names_in(arg)) for arg in args]  # `generate(prompt)`
+                # `completion(**params)` with `params` built from a parameter (`self._prepare(messages)`)
+                sent += [any(carriers.get(name) for name in _names_in(k.value)) for k in call.keywords if k.arg is None]
                 # An LLM call that sends what a parameter holds; or, less sure, one whose content
                 # comes from state the parameter went into first (`self.messages.append(...)`).
                 flows.add((-1, "", f"{SITE}{'' if any(sent) else UNSURE}{call.lineno}"))
@@ -193,7 +199,7 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                 # implementations of one provider method vote together (infer_wrappers).
                 sends = reach(keywords["messages"], MESSAGES)
                 reach(keywords.get("model"), MODEL)
-                flows.add((-1, "", f"{SITE}{'' if sends else UNSURE}{call.lineno}"))
+                flows.add((-1, "", f"{SITE}{GUESSED}{'' if sends else UNSURE}{call.lineno}"))
             for keyword in shapes.any_call_keywords & keywords.keys():
                 reach(keywords[keyword], SYSTEM)
             for index, arg in enumerate(args):
@@ -306,8 +312,10 @@ def reached_calls(definitions: Iterable[tuple[str, str, Iterable[Flow]]], wrappe
     """Wrapper name -> the (path, line) of each LLM call it reaches: the calls made by its own
     definitions (the ``@<line>`` flows of those whose parameters flow anywhere) and, to a fixed
     point, those its definitions reach through other wrappers' slots. Matched by last name, like
-    the slots: the calls of every project definition of that name."""
-    direct: dict[str, set[tuple[str, int]]] = {}
+    the slots: the calls of every project definition of that name. Calls of a known LLM API come
+    first: those taken for requests by their `messages=` keyword alone only when there are none."""
+    known: dict[str, set[tuple[str, int]]] = {}  # calls of a known LLM API
+    guessed: dict[str, set[tuple[str, int]]] = {}  # calls taken for requests by their `messages=` only
     callees: dict[str, set[str]] = {}
     for name, path, flows in definitions:
         if name not in wrappers:
@@ -315,14 +323,24 @@ def reached_calls(definitions: Iterable[tuple[str, str, Iterable[Flow]]], wrappe
         flows = tuple(flows)
         if not any(not target.startswith(SITE) for _, _, target in flows):
             continue  # no parameter flows anywhere: not the definition the slots came from
-        sites = [target[1:] for _, _, target in flows if target.startswith(SITE)]
-        sure = [site for site in sites if not site.startswith(UNSURE)]
-        # The calls a parameter is seen going into; else every LLM call of the definition.
-        direct.setdefault(name, set()).update((path, int(site.lstrip(UNSURE))) for site in (sure or sites))
+        for table, sites in ((known, [t[1:] for _, _, t in flows if t.startswith(SITE) and t[1:2] != GUESSED]),
+                             (guessed, [t[2:] for _, _, t in flows if t.startswith(SITE + GUESSED)])):
+            sure = [site for site in sites if not site.startswith(UNSURE)]
+            # The calls a parameter is seen going into; else every LLM call of the definition.
+            table.setdefault(name, set()).update((path, int(site.lstrip(UNSURE))) for site in (sure or sites))
         callees.setdefault(name, set()).update(c for _, _, target in flows if (c := _callee(target)) in wrappers)
+    reached_known, reached_guessed = _through_callees(known, callees), _through_callees(guessed, callees)
+    return {name: tuple(sorted(sites)[:MAX_REACHED])
+            for name in reached_known.keys() | reached_guessed.keys()
+            if (sites := reached_known.get(name) or reached_guessed.get(name))}
+
+
+def _through_callees(direct: dict[str, set[tuple[str, int]]], callees: dict[str, set[str]]
+                     ) -> dict[str, set[tuple[str, int]]]:
+    """Each wrapper's own calls and, to a fixed point, those of the wrappers it calls (any depth)."""
     reached = {name: set(sites) for name, sites in direct.items()}
     changed = True
-    while changed:  # to a fixed point: wrappers call each other at any depth
+    while changed:
         changed = False
         for name, names in callees.items():
             found = reached.setdefault(name, set())
@@ -330,7 +348,7 @@ def reached_calls(definitions: Iterable[tuple[str, str, Iterable[Flow]]], wrappe
             for callee in names - {name}:
                 found |= reached.get(callee, set())
             changed |= len(found) != size
-    return {name: tuple(sorted(sites)[:MAX_REACHED]) for name, sites in reached.items() if sites}
+    return reached
 
 
 def system_wrappers(wrappers: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
