@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from promptlint.config import Config
+from promptlint.engine import analyze
 from tests.conftest import request_findings, write_tree
 
 SLICES = '''
@@ -61,6 +63,32 @@ def test_retrieved_list_between_slices_of_the_history_is_an_error(tmp_path: Path
     assert [(line, rule, severity) for line, rule, severity, _ in spliced] == [(18, "PC001", "error")]
     after = _findings(tmp_path, "after", SLICES.replace("SPLICED", "chat_history[:1] + chat_history[1:] + hits"))
     assert after == []
+
+
+TEXT_SLICE = '''
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Answer from the notes only. " * 40
+
+
+def answer(retriever, history: list, question: str, load_extra):
+    context = retriever.invoke(question)
+    extra = load_extra()
+    system = RULES + "\\n" + (context[:2000] + extra)
+    messages = [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
+    return client.chat.completions.create(model="gpt-4o", messages=messages)
+'''
+
+
+def test_a_slice_of_text_added_to_a_lookup_stays_text(tmp_path: Path) -> None:
+    """`context[:2000]` is text far more often than a list of messages: added to another unknown
+    value it stays one piece of text, which ends the system prompt ahead of the history."""
+    root = write_tree(tmp_path, TEXT_SLICE)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [(f.location.line, f.severity.value, f.message.split(" in the ")[0]) for f in result.findings] == [
+        (10, "error", "per-request retrieval `retriever.invoke(question)` comes before the conversation history "
+                      "(conversation history)")]
 
 
 def test_a_message_inserted_at_one_lands_inside_a_copied_history(tmp_path: Path) -> None:

@@ -3566,12 +3566,17 @@ CONVERSATION_WORDS = ("message", "msg", "history", "conversation", "convo", "cha
                       "context", "buffer", "transcript")
 
 
+# Names of lists of messages, narrower than CONVERSATION_WORDS: `context[:2000]` or `msg[:80]` is
+# a slice of text far more often than of a list.
+MESSAGE_LIST_WORDS = ("messages", "history", "conversation")
+
+
 def _a_conversation_slice(node: ast.expr) -> bool:
     """A run cut from a list named like a conversation (`chat_history[1:]`): a list of messages."""
     if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)):
         return False
     name = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
-    return _named_like_a_conversation(name)
+    return any(word in name.lower() for word in MESSAGE_LIST_WORDS)
 
 
 def _named_like_a_conversation(attribute: str) -> bool:
