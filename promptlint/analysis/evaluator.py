@@ -3575,8 +3575,8 @@ def _a_conversation_slice(node: ast.expr) -> bool:
     """A run cut from a list named like a conversation (`chat_history[1:]`): a list of messages."""
     if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)):
         return False
-    name = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
-    return any(word in name.lower() for word in MESSAGE_LIST_WORDS)
+    name = (_last_name(node.value) or "").lower()
+    return any(word in name for word in MESSAGE_LIST_WORDS)
 
 
 def _named_like_a_conversation(attribute: str) -> bool:

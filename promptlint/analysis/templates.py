@@ -898,20 +898,13 @@ def _inserted(items: tuple[Value, ...], position: int, item: Value) -> tuple[Val
     """``items.insert(position, item)``. A run of unknown length before the position holds it:
     ``list(history).insert(1, notes)`` puts the notes after the history's first message, ahead of
     the rest of it, not after the whole run."""
-    known = 0
-    for at, current in enumerate(items):
-        if known == position or position < 0:
-            break
+    for at, current in enumerate(items[:max(position, 0)]):
         if isinstance(current, Splice):
-            hole = current.hole
-            head = Splice(replace(hole, expression=f"{hole.expression}[:{position - known}]"))
-            rest = Splice(replace(hole, expression=f"{hole.expression}[{position - known}:]"))
-            return (*items[:at], head, item, rest, *items[at + 1:])
-        known += 1
-    else:
-        return (*items, item)
+            cut, hole = position - at, current.hole
+            return (*items[:at], Splice(replace(hole, expression=f"{hole.expression}[:{cut}]")), item,
+                    Splice(replace(hole, expression=f"{hole.expression}[{cut}:]")), *items[at + 1:])
     result = list(items)
-    result.insert(at if position >= 0 else position, item)
+    result.insert(position, item)
     return tuple(result)
 
 
