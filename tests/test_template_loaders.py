@@ -160,3 +160,45 @@ def test_a_template_that_includes_itself_is_rendered_once(tmp_path: Path) -> Non
         "app.py": app, "prompts/extract-action.j2": 'Now: {{ now }}\n{% include "a.j2" %}\n' + RULES,
         "prompts/a.j2": '{% include "b.j2" %}{% include "b.j2" %}', "prompts/b.j2": '{% include "a.j2" %}{% include "a.j2" %}'})
     assert ("prompts/extract-action.j2", 1, "PC001", "error") in findings(root)
+
+
+PACKAGED = '''
+import importlib.resources
+from datetime import datetime
+
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def answer(question: str) -> str:
+    rules = LOAD
+    system = "Now: " + datetime.now().isoformat() + "\\n" + rules
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+'''
+
+PACKAGE_LOADS = {
+    "files": 'importlib.resources.files("app.prompts").joinpath("rules.md").read_text()',
+    "files_of_own_package": '(importlib.resources.files(__package__) / "prompts" / "rules.md").read_text()',
+    "files_opened": 'importlib.resources.files("app.prompts").joinpath("rules.md").open().read()',
+    "read_text": 'importlib.resources.read_text("app.prompts", "rules.md")',
+    "yaml": 'yaml.safe_load(importlib.resources.files("app.prompts").joinpath("rules.yaml").read_text())["rules"]',
+}
+
+
+def test_prompt_files_shipped_in_a_package(tmp_path: Path) -> None:
+    """INVALID: the fixed rules are a file inside the package, read through `importlib.resources`
+    by the package's dotted name (smolagents' agent prompts, browser-use's system prompts); a
+    clock before them is PC001. Each way of naming the file finds the same text, the data-only
+    folder `app/prompts` (no `__init__.py`) under its package `app`. VALID twin: the clock after
+    the rules. Before, the file was unknown text of no length and nothing was reported."""
+    files = {"app/__init__.py": "", "app/prompts/rules.md": RULES,
+             "app/prompts/rules.yaml": "rules: |\n" + "".join(f"  {line}\n" for line in RULES.splitlines())}
+    for name, load in PACKAGE_LOADS.items():
+        program = PACKAGED.replace("LOAD", load).replace("import importlib.resources", "import importlib.resources\nimport yaml")
+        stamped = write_tree(tmp_path / name, {**files, "app/agent.py": program})
+        assert findings(stamped) == [("app/agent.py", 12, "PC001", "error")], name
+        after = program.replace('"Now: " + datetime.now().isoformat() + "\\n" + rules', 'rules + "Now: " + datetime.now().isoformat()')
+        plain = write_tree(tmp_path / f"{name}-after", {**files, "app/agent.py": after})
+        assert findings(plain) == [], name

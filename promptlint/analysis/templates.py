@@ -114,6 +114,32 @@ def file_text(ev: "Evaluator", path_value: Value, frame: "Frame", node: ast.AST 
     return Text((Literal(text, Location(display, 1, 1, 1, 1)),))
 
 
+# Prompt files shipped inside a package, found by the package's dotted name: `files("pkg.prompts")`
+# is the folder (a Traversable), the older calls take the package and the file's name.
+PACKAGE_FOLDERS = frozenset({"importlib.resources.files", "importlib_resources.files"})
+PACKAGE_FILES = frozenset({"importlib.resources.read_text", "importlib_resources.read_text",
+                           "importlib.resources.open_text", "importlib_resources.open_text",
+                           "pkgutil.get_data"})
+
+
+def package_folder(ev: "Evaluator", args: list[Value], frame: "Frame", node: ast.Call | None) -> Path | None:
+    """The project folder of the package a resource call names: a literal dotted name, or the
+    calling module's own `__package__` / `__name__`. A data-only folder (no `__init__.py`) is
+    found under its nearest project package."""
+    written = node.args[0] if node is not None and node.args else None
+    if isinstance(written, ast.Name) and written.id in ("__package__", "__name__"):
+        return frame.module.path.parent  # a package's folder, or the one its module sits in
+    name = literal_text(args[0]) if args else None
+    if not name:
+        return None
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        path = ev.project.by_name.get(".".join(parts[:cut]))
+        if path is not None:
+            return path.parent.joinpath(*parts[cut:])
+    return None
+
+
 def load_structured(ev: "Evaluator", source: Value, kind: str, frame: "Frame", node: ast.AST | None) -> Value:
     """yaml.safe_load / json.load(s) / tomllib.load(s) of a prompt file, with line numbers."""
     if isinstance(source, Obj) and source.type == "file":
@@ -1043,6 +1069,12 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         return load_structured(ev, first or NONE, "toml", frame, node)
     if qualname in ("open", "io.open", "codecs.open"):
         return Obj("file", (("path", first or NONE),))
+    if qualname in PACKAGE_FOLDERS:
+        return PathVal(package_folder(ev, args, frame, node))
+    if qualname in PACKAGE_FILES and len(args) >= 2:
+        folder, name = package_folder(ev, args, frame, node), literal_text(args[1])
+        path = PathVal(folder / name if folder is not None and name else None)
+        return Obj("file", (("path", path),)) if short == "open_text" else file_text(ev, path, frame, node)
     if qualname in ("pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"):
         if isinstance(first, PathVal):
             return first
