@@ -1005,6 +1005,31 @@ def test_a_value_an_entry_derives_is_reported_where_the_callee_builds_it_into_th
     assert "app/prompts.py:3:" in shown and "born at  app/agent.py:4:20  derived from `question`\n" in shown
 
 
+PLANNER = '''
+RULES = "Plan the work in numbered steps, name the tool of each step and stop after ten steps. " * 40
+def plan(task: str, history: list, client) -> str:
+    system = f"Here is your task: {task}\\n" + RULES
+    return client.chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": system}, *history])
+'''
+
+
+@pytest.mark.parametrize("handed", ["question", "question.strip()"])
+def test_the_request_handed_on_as_it_is_is_per_request_inside_the_helper(tmp_path: Path, handed: str) -> None:
+    """smolagents: `run(task)` hands the task to the planning step, whose system prompt opens with
+    it ahead of fixed rules and the history. A value computed from the input was tagged; the input
+    itself, handed on as it is, was not (a parameter's value has no place of its own to tag), so
+    only the derived form was an error. INVALID both ways; the helper's own name `task` says
+    nothing, the entry's `question` does."""
+    found = findings(tmp_path, {"app/prompts.py": PLANNER, "app/agent.py": f'''
+from app.prompts import plan
+def answer(question: str, history: list, client):
+    return plan({handed}, history, client)
+'''})
+    errors = [(path, line, message) for path, line, severity, message in found if severity == "error"]
+    assert [(path, line) for path, line, _ in errors] == [("app/prompts.py", 3)]
+    assert "request-derived `question" in errors[0][2]
+
+
 def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_that_finding(tmp_path: Path) -> None:
     """Agent-S: the task is also handed to `_generate_reflection(instruction)`, an inferred wrapper
     judged by its slot alone (the task, then the history). That view sees none of the text around

@@ -2447,7 +2447,20 @@ class Evaluator:
             if not isinstance(value, (Text, Unknown)) or \
                     not {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & derived:
                 return value
-            return map_holes(value, lambda hole: tag_request_derived(hole, derived, inputs, named, scope))
+            where = frame.module.location(expr)
+
+            # A parameter named like the request's input handed on as it is (`plan(question)`)
+            # has no place of its own: it is placed at the argument, where the entry hands it
+            # over. Not the conversation (`messages`, an input by its user turn): its history
+            # is the stable part.
+            handed_as_is = isinstance(expr, ast.Name) and expr.id in named
+
+            def tag(hole: Hole) -> Hole:
+                placed = replace(hole, location=where) if hole.location is None and handed_as_is else hole
+                marked = tag_request_derived(placed, derived, inputs, named, scope)
+                return marked if marked is not placed else hole
+
+            return map_holes(value, tag)
 
         positional = args if any(isinstance(expr, ast.Starred) for expr in node.args) else \
             [tagged(value, expr) for value, expr in zip(args, node.args)] + args[len(node.args):]
