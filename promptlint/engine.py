@@ -914,14 +914,15 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
     def derived(finding: Finding) -> bool:
         return finding.volatile_source is not None and finding.volatile_source.category == "request-derived"
 
-    built = {(f.rule, f.volatile_source.location): f for f in findings
-             if derived(f) and f.location != f.volatile_source.location}
+    def bare(finding: Finding) -> bool:
+        return derived(finding) and finding.location == finding.volatile_source.location \
+            and _wrapper_called(finding) is not None
+
+    built = {(f.rule, f.volatile_source.location): f for f in findings if derived(f) and not bare(f)}
     folded: dict[int, list[Finding]] = {}
     result = []
     for finding in findings:
-        bare = derived(finding) and finding.location == finding.volatile_source.location \
-            and _wrapper_called(finding) is not None
-        other = built.get((finding.rule, finding.volatile_source.location)) if bare else None
+        other = built.get((finding.rule, finding.volatile_source.location)) if bare(finding) else None
         if other is not None and other.severity.rank >= finding.severity.rank:
             folded.setdefault(id(other), []).append(finding)
         else:

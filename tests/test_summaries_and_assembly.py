@@ -1019,15 +1019,16 @@ def test_the_request_handed_on_as_it_is_is_per_request_inside_the_helper(tmp_pat
     it ahead of fixed rules and the history. A value computed from the input was tagged; the input
     itself, handed on as it is, was not (a parameter's value has no place of its own to tag), so
     only the derived form was an error. INVALID both ways; the helper's own name `task` says
-    nothing, the entry's `question` does."""
+    nothing, the entry's `question` does. The hand-off is placed at the call, where the slot view
+    of the inferred wrapper `plan` places it, so that view folds into the finding."""
     found = findings(tmp_path, {"app/prompts.py": PLANNER, "app/agent.py": f'''
 from app.prompts import plan
 def answer(question: str, history: list, client):
     return plan({handed}, history, client)
 '''})
-    errors = [(path, line, message) for path, line, severity, message in found if severity == "error"]
-    assert [(path, line) for path, line, _ in errors] == [("app/prompts.py", 3)]
-    assert "request-derived `question" in errors[0][2]
+    # One finding: the hand-off judged at `plan`'s system slot alone is listed on it.
+    assert [(path, line, severity) for path, line, severity, _ in found] == [("app/prompts.py", 3, "error")]
+    assert "request-derived `question" in found[0][3]
 
 
 def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_that_finding(tmp_path: Path) -> None:

@@ -2440,6 +2440,7 @@ class Evaluator:
             return args, kwargs
         named = frozenset(parameter_names(function) & self.knowledge.request_inputs)
         scope = frame.module.location(function)
+        where = frame.module.location(node)
 
         def tagged(value: Value, expr: ast.expr) -> Value:
             # Text only: an object or a list handed over (`self`, the rounds of a chat) also holds
@@ -2447,12 +2448,10 @@ class Evaluator:
             if not isinstance(value, (Text, Unknown)) or \
                     not {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & derived:
                 return value
-            where = frame.module.location(expr)
-
             # A parameter named like the request's input handed on as it is (`plan(question)`)
-            # has no place of its own: it is placed at the argument, where the entry hands it
-            # over. Not the conversation (`messages`, an input by its user turn): its history
-            # is the stable part.
+            # has no place of its own: it is placed at the call that hands it over (where an
+            # inferred wrapper's slot view places it too). Not the conversation (`messages`, an
+            # input by its user turn): its history is the stable part.
             handed_as_is = isinstance(expr, ast.Name) and expr.id in named
 
             def tag(hole: Hole) -> Hole:
