@@ -173,10 +173,14 @@ def _file_error(path: str, message: str) -> Any:
     return FileError(path, message)
 
 
+@lru_cache(maxsize=16)
 def _yaml_value(piece: Literal) -> Value:
+    """Composed once per file text and place (the values made are immutable), with libyaml where
+    PyYAML has it: aider's 86 KB model settings, read at import by every entry that imports the
+    module, took half a second per entry with the pure-Python composer."""
     import yaml
 
-    node = yaml.compose(piece.text, Loader=yaml.SafeLoader)
+    node = yaml.compose(piece.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built with it
     if node is None:
         return NONE
     return _yaml_node(node, piece, 0, [MAX_YAML_NODES])
