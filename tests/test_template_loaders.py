@@ -183,6 +183,7 @@ PACKAGE_LOADS = {
     "files_of_own_package": '(importlib.resources.files(__package__) / "prompts" / "rules.md").read_text()',
     "files_opened": 'importlib.resources.files("app.prompts").joinpath("rules.md").open().read()',
     "read_text": 'importlib.resources.read_text("app.prompts", "rules.md")',
+    "own_package_unnamed": '(importlib.resources.files() / "prompts" / "rules.md").read_text()',
     "yaml": 'yaml.safe_load(importlib.resources.files("app.prompts").joinpath("rules.yaml").read_text())["rules"]',
 }
 
@@ -202,3 +203,14 @@ def test_prompt_files_shipped_in_a_package(tmp_path: Path) -> None:
         after = program.replace('"Now: " + datetime.now().isoformat() + "\\n" + rules', 'rules + "Now: " + datetime.now().isoformat()')
         plain = write_tree(tmp_path / f"{name}-after", {**files, "app/agent.py": after})
         assert findings(plain) == [], name
+
+
+def test_a_packaged_prompt_file_opened_through_as_file(tmp_path: Path) -> None:
+    """INVALID: `with importlib.resources.as_file(...) as path:` hands a real path to the same file,
+    then read with `open`; the clock before the rules is PC001, as with `files()` read directly."""
+    program = PACKAGED.replace("    rules = LOAD\n", '''    with importlib.resources.as_file(importlib.resources.files("app.prompts") / "rules.md") as path:
+        with open(path) as handle:
+            rules = handle.read()
+''')
+    root = write_tree(tmp_path, {"app/__init__.py": "", "app/prompts/rules.md": RULES, "app/agent.py": program})
+    assert findings(root) == [("app/agent.py", 13, "PC001", "error")]

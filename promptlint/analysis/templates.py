@@ -124,10 +124,10 @@ PACKAGE_FILES = frozenset({"importlib.resources.read_text", "importlib_resources
 
 def package_folder(ev: "Evaluator", args: list[Value], frame: "Frame", node: ast.Call | None) -> Path | None:
     """The project folder of the package a resource call names: a literal dotted name, or the
-    calling module's own `__package__` / `__name__`. A data-only folder (no `__init__.py`) is
+    calling module's own (`__package__`, `__name__`, or no name: `files()` since Python 3.12). A data-only folder (no `__init__.py`) is
     found under its nearest project package."""
     written = node.args[0] if node is not None and node.args else None
-    if isinstance(written, ast.Name) and written.id in ("__package__", "__name__"):
+    if written is None and not args or isinstance(written, ast.Name) and written.id in ("__package__", "__name__"):
         return frame.module.path.parent  # a package's folder, or the one its module sits in
     name = literal_text(args[0]) if args else None
     if not name:
@@ -1075,6 +1075,8 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         return Obj("file", (("path", first or NONE),))
     if qualname in PACKAGE_FOLDERS:
         return PathVal(package_folder(ev, args, frame, node))
+    if qualname in ("importlib.resources.as_file", "importlib_resources.as_file") and isinstance(first, PathVal):
+        return first  # `with as_file(files(pkg) / "x.md") as path:` a real path to the same file
     if qualname in PACKAGE_FILES and len(args) >= 2:
         folder, name = package_folder(ev, args, frame, node), literal_text(args[1])
         path = PathVal(folder / name if folder is not None and name else None)
