@@ -37,7 +37,7 @@ from promptlint.analysis.reach import (
 from promptlint.config import Config
 from promptlint.engine import analyze
 from promptlint.facts import called_names_in_text
-from promptlint.knowledge import load_knowledge
+from promptlint.knowledge import ROLE_MARKER, load_knowledge
 from promptlint.model import Literal
 from tests.conftest import write_tree
 
@@ -340,3 +340,28 @@ def test_workers_forked_after_a_local_reach_pass_start_from_its_parsed_modules(t
     assert [o.errors for o in outcomes] == [(), ()]
     assert sum(o.parses for o in outcomes) == 0
     assert any(o.layouts for o in outcomes)
+
+
+ROLES = frozenset({"system", "developer"})
+
+
+def assembles(source: str) -> bool:
+    """Whether the function is an assembly point (evaluated for the system content it builds)."""
+    return ROLE_MARKER in called_names(ast.parse(source), frozenset({"system_prompt"}), ROLES)
+
+
+def test_system_content_written_out_whole_is_no_assembly_point() -> None:
+    """pipecat's examples build a whole pipeline around one `{"role": "developer", "content":
+    "Please introduce yourself."}`: text with nothing that can change is no bust wherever it sits,
+    so the function is not evaluated for it (its evaluation found nothing and took 81 % of the
+    tree's time). Content that can change, anywhere among the function's messages, keeps it one:
+    a user message with a clock before a written-out system prompt is a bust."""
+    assert not assembles('queue([{"role": "developer", "content": "Please introduce yourself."}])')
+    assert not assembles('Settings(system_prompt="You are a helpful assistant.")')
+    assert not assembles('m = [{"role": Role.SYSTEM, "content": [{"type": "text", "text": f"Be brief."}]}]')
+    assert assembles('m = [{"role": "system", "content": f"Today is {today()}."}]')
+    assert assembles('m = [{"role": "system", "content": PROMPT}]')
+    assert assembles('Settings(system_prompt=prompt)')
+    assert assembles('m = [{"role": "user", "content": f"{now()}"}, {"role": "system", "content": "Rules."}]')
+    assert assembles('m = [Message(role="system", content="Rules.")]')  # a class: read when evaluated
+

@@ -52,6 +52,11 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
     (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
     name, never an API method (see reach_over)."""
     names: set[str] = set()
+    # System content written out whole (`{"role": "system", "content": "You are ..."}`) is an
+    # assembly point only if some message of the function is not: text with nothing in it that
+    # can change is no bust wherever it sits, and evaluating the function (pipecat's examples:
+    # a whole pipeline built around one such message) finds nothing.
+    system_content = changing_content = False
     # One walk (or none, given the nodes walked for more kinds): this runs for every definition.
     for node in nodes_of(function, _MARKED_NODES) if walked is None else of_kind(walked, _MARKED_NODES):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -59,16 +64,21 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
                 names.add(ROLE_MARKER)  # rewrites the request a framework sends (or builds such a callback)
             continue
         if isinstance(node, ast.Dict):
-            if any(isinstance(key, ast.Constant) and key.value == "role" and _names_role(value, system_roles)
-                   for key, value in zip(node.keys, node.values)):
-                names.add(ROLE_MARKER)  # builds a system message: an assembly point
+            roles = [value for key, value in zip(node.keys, node.values)
+                     if isinstance(key, ast.Constant) and key.value == "role"]
+            if roles:
+                changing_content |= not _written_out(node, roles)
+            if any(_names_role(value, system_roles) for value in roles):
+                system_content = True  # builds a system message: an assembly point
                 _mark_returned(function, node, names)
             continue
         if any(keyword.arg in role_keys and _names_role(keyword.value, system_roles) for keyword in node.keywords):
-            names.add(ROLE_MARKER)
+            system_content = True
+            changing_content = True  # a message class: its other arguments are not read here
             _mark_returned(function, node, names)
-        elif any(keyword.arg in system_keywords for keyword in node.keywords):
-            names.add(ROLE_MARKER)
+        elif given := [keyword.value for keyword in node.keywords if keyword.arg in system_keywords]:
+            system_content = True
+            changing_content |= not all(map(_constant, given))
         if isinstance(node.func, ast.Attribute) and node.func.attr in HTTP_CALLS \
                 and (endpoint_in_module or _names_chat_endpoint(function, chat_paths)):
             names.add(ROLE_MARKER)  # a POST to a provider's chat endpoint: a request (knowledge.http_paths)
@@ -81,7 +91,29 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
             if isinstance(handed, ast.Call) and handed.args and _last_name(handed.func) == "partial":
                 handed = handed.args[0]  # `functools.partial(create, model=...)`
             _add_call_names(handed, "", names)
+    if system_content and changing_content:
+        names.add(ROLE_MARKER)
     return names
+
+
+def _written_out(message: ast.Dict, roles: list[ast.expr]) -> bool:
+    """A message whose every value is a constant (its role may be a name: `Role.SYSTEM`)."""
+    return all(key is not None and _constant(value) for key, value in zip(message.keys, message.values)
+               if not any(value is role for role in roles))
+
+
+def _constant(node: ast.expr) -> bool:
+    """Text or data with nothing in it that can change: constants, an f-string without fields,
+    lists and dicts of those (content blocks)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.JoinedStr):
+        return all(isinstance(part, ast.Constant) for part in node.values)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(map(_constant, node.elts))
+    if isinstance(node, ast.Dict):
+        return all(key is not None and _constant(key) and _constant(value) for key, value in zip(node.keys, node.values))
+    return False
 
 
 def _last_name(func: ast.expr) -> str:
