@@ -45,7 +45,8 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
                  chat_paths: tuple[str, ...] = CHAT_PATHS, endpoint_in_module: bool = False) -> set[str]:
     """Last names of the calls in a function (or loop), plus ``receiver.method`` pairs
     (``messages.create``), plus ``ROLE_MARKER`` where it builds a message with one of
-    ``system_roles`` or passes one of ``system_keywords``, or where it is a model callback (a
+    ``system_roles`` or passes one of ``system_keywords`` (unless every message of the function
+    is written out whole), or where it is a model callback (a
     parameter annotated with one of ``callback_types``; rules/prompt_sinks.yaml). A call that
     cannot send a prompt is marked after its name: with no
     arguments at all (``query.stream()``), ``NO_ARGUMENTS``; with an HTTP method first
