@@ -354,8 +354,8 @@ def test_system_content_written_out_whole_is_no_assembly_point() -> None:
     """pipecat's examples build a whole pipeline around one `{"role": "developer", "content":
     "Please introduce yourself."}`: text with nothing that can change is no bust wherever it sits,
     so the function is not evaluated for it (its evaluation found nothing and took 81 % of the
-    tree's time). Content that can change, anywhere among the function's messages, keeps it one:
-    a user message with a clock before a written-out system prompt is a bust."""
+    tree's time). Content that can change, in any message of the function, keeps it one: the
+    written-out text may then sit after something that changes."""
     assert not assembles('queue([{"role": "developer", "content": "Please introduce yourself."}])')
     assert not assembles('Settings(system_prompt="You are a helpful assistant.")')
     assert not assembles('m = [{"role": Role.SYSTEM, "content": [{"type": "text", "text": f"Be brief."}]}]')
@@ -364,4 +364,3 @@ def test_system_content_written_out_whole_is_no_assembly_point() -> None:
     assert assembles('Settings(system_prompt=prompt)')
     assert assembles('m = [{"role": "user", "content": f"{now()}"}, {"role": "system", "content": "Rules."}]')
     assert assembles('m = [Message(role="system", content="Rules.")]')  # a class: read when evaluated
-
