@@ -197,10 +197,11 @@ def test_prompt_files_shipped_in_a_package(tmp_path: Path) -> None:
     files = {"app/__init__.py": "", "app/prompts/rules.md": RULES,
              "app/prompts/rules.yaml": "rules: |\n" + "".join(f"  {line}\n" for line in RULES.splitlines())}
     for name, load in PACKAGE_LOADS.items():
-        program = PACKAGED.replace("LOAD", load).replace("import importlib.resources", "import importlib.resources\nimport yaml")
+        program = PACKAGED.replace("LOAD", load).replace("from datetime", "import yaml\nfrom datetime")
         stamped = write_tree(tmp_path / name, {**files, "app/agent.py": program})
         assert findings(stamped) == [("app/agent.py", 12, "PC001", "error")], name
-        after = program.replace('"Now: " + datetime.now().isoformat() + "\\n" + rules', 'rules + "Now: " + datetime.now().isoformat()')
+        after = program.replace('"Now: " + datetime.now().isoformat() + "\\n" + rules',
+                                'rules + "Now: " + datetime.now().isoformat()')
         plain = write_tree(tmp_path / f"{name}-after", {**files, "app/agent.py": after})
         assert findings(plain) == [], name
 

@@ -113,7 +113,8 @@ def _constant(node: ast.expr) -> bool:
     if isinstance(node, (ast.List, ast.Tuple)):
         return all(map(_constant, node.elts))
     if isinstance(node, ast.Dict):
-        return all(key is not None and _constant(key) and _constant(value) for key, value in zip(node.keys, node.values))
+        return all(key is not None and _constant(key) and _constant(value)
+                   for key, value in zip(node.keys, node.values))
     return False
 
 

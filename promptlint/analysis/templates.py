@@ -124,8 +124,8 @@ PACKAGE_FILES = frozenset({"importlib.resources.read_text", "importlib_resources
 
 def package_folder(ev: "Evaluator", args: list[Value], frame: "Frame", node: ast.Call | None) -> Path | None:
     """The project folder of the package a resource call names: a literal dotted name, or the
-    calling module's own (`__package__`, `__name__`, or no name: `files()` since Python 3.12). A data-only folder (no `__init__.py`) is
-    found under its nearest project package."""
+    calling module's own (`__package__`, `__name__`, or no name: `files()` since Python 3.12).
+    A data-only folder (no `__init__.py`) is found under its nearest project package."""
     written = node.args[0] if node is not None and node.args else None
     if written is None and not args or isinstance(written, ast.Name) and written.id in ("__package__", "__name__"):
         return frame.module.path.parent  # a package's folder, or the one its module sits in
@@ -180,7 +180,7 @@ def _yaml_value(piece: Literal) -> Value:
     module, took half a second per entry with the pure-Python composer."""
     import yaml
 
-    node = yaml.compose(piece.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built with it
+    node = yaml.compose(piece.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     if node is None:
         return NONE
     return _yaml_node(node, piece, 0, [MAX_YAML_NODES])
