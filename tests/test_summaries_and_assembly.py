@@ -3353,3 +3353,70 @@ class Agent:
     assert [message.split(" memory")[0] for _, _, _, message in held] == ["per-request"]
     guarded = findings(tmp_path / "guarded", {"agent.py": agent.replace("TEST", "query != self._query")})
     assert [message.split(" memory")[0] for _, _, _, message in guarded] == ["per-session"]
+
+
+VOYAGER = '''
+from langchain.chat_models import ChatOpenAI
+from langchain.prompts import HumanMessagePromptTemplate, SystemMessagePromptTemplate
+from langchain.vectorstores import Chroma
+
+TEMPLATE = "You write Mineflayer code.\\n\\nUseful programs:\\n{programs}\\n\\n" + "Follow these rules. " * 150
+
+
+class SkillManager:
+    def __init__(self) -> None:
+        self.vectordb = Chroma(collection_name="skills")
+
+    def retrieve_skills(self, query):
+        return [doc.page_content for doc in self.vectordb.similarity_search(query, k=5)]
+
+
+class ActionAgent:
+    def __init__(self) -> None:
+        self.llm = ChatOpenAI(model_name="gpt-4", temperature=0)
+
+    def render_system_message(self, skills=()):
+        prompt = SystemMessagePromptTemplate.from_template(TEMPLATE)
+        return prompt.format(programs=PROGRAMS)
+
+    def render_human_message(self, context, skills=()):
+        return HumanMessagePromptTemplate.from_template("{context}\\n\\n{skills}").format(
+            context=context, skills="\\n".join(skills))
+
+
+class Voyager:
+    def __init__(self) -> None:
+        self.action_agent = ActionAgent()
+        self.skill_manager = SkillManager()
+
+    def step(self, context):
+        skills = self.skill_manager.retrieve_skills(query=context)
+        messages = [self.action_agent.render_system_message(skills=skills),
+                    self.action_agent.render_human_message(context, skills=skills)]
+        return self.action_agent.llm(messages)
+'''
+
+
+def test_a_system_role_template_is_judged_with_the_values_it_is_filled_with(tmp_path: Path) -> None:
+    """INVALID (Voyager's action agent): `SystemMessagePromptTemplate.from_template(t).format(
+    programs=...)` fills the skills retrieved for this step into the system message, before the
+    fixed rules. Where the template is built only its placeholder is known, and the method that
+    fills it takes the skills as a parameter: its `format(...)` keywords are system content (the
+    callers are evaluated), and the rendered message is judged at the `format` call. Before, the
+    slot was taken for fixed text and nothing was reported. VALID: the skills go in the human
+    message, the system template is filled with fixed text only."""
+    found = findings(tmp_path / "system", {"voyager.py": VOYAGER.replace("PROGRAMS", '"\\n\\n".join(skills)')})
+    message = only_finding(found, "voyager.py", 5, "error")
+    assert message.startswith("per-request retrieval `self.vectordb.similarity_search(query, k=5)`")
+    assert "SystemMessagePromptTemplate.format()" in message
+    assert findings(tmp_path / "human", {"voyager.py": VOYAGER.replace("PROGRAMS", '"mineBlock, craftItem"')}) == []
+
+
+def test_what_a_system_role_template_is_filled_with_flows_to_system_content() -> None:
+    """Directly or through the name the template is held in; a human role template is not."""
+    direct = flows_of("def f(skills):\n    return SystemMessagePromptTemplate.from_template(T).format(p=skills)")
+    held = flows_of("def f(skills):\n    t = SystemMessagePromptTemplate.from_template(T)\n"
+                    "    return t.format_messages(p=skills)")
+    human = flows_of("def f(skills):\n    return HumanMessagePromptTemplate.from_template(T).format(p=skills)")
+    assert (0, "skills", SYSTEM) in direct and (0, "skills", SYSTEM) in held
+    assert all(target != SYSTEM for _, _, target in human)

@@ -185,19 +185,24 @@ PACKAGE_LOADS = {
     "read_text": 'importlib.resources.read_text("app.prompts", "rules.md")',
     "own_package_unnamed": '(importlib.resources.files() / "prompts" / "rules.md").read_text()',
     "yaml": 'yaml.safe_load(importlib.resources.files("app.prompts").joinpath("rules.yaml").read_text())["rules"]',
+    "pkg_resources_string": 'pkg_resources.resource_string("app.prompts", "rules.md").decode("utf-8")',
+    "pkg_resources_filename": 'open(pkg_resources.resource_filename("app", "prompts/rules.md")).read()',
+    # Voyager: the package's folder, then the file's path written after it in an f-string.
+    "pkg_resources_folder": 'open(f"{pkg_resources.resource_filename(\'app\', \'\')}/prompts/rules.md").read()',
 }
 
 
 def test_prompt_files_shipped_in_a_package(tmp_path: Path) -> None:
     """INVALID: the fixed rules are a file inside the package, read through `importlib.resources`
-    by the package's dotted name (smolagents' agent prompts, browser-use's system prompts); a
+    (or the older `pkg_resources`) by the package's dotted name (smolagents' agent prompts,
+    browser-use's system prompts, Voyager's action template); a
     clock before them is PC001. Each way of naming the file finds the same text, the data-only
     folder `app/prompts` (no `__init__.py`) under its package `app`. VALID twin: the clock after
     the rules. Before, the file was unknown text of no length and nothing was reported."""
     files = {"app/__init__.py": "", "app/prompts/rules.md": RULES,
              "app/prompts/rules.yaml": "rules: |\n" + "".join(f"  {line}\n" for line in RULES.splitlines())}
     for name, load in PACKAGE_LOADS.items():
-        program = PACKAGED.replace("LOAD", load).replace("from datetime", "import yaml\nfrom datetime")
+        program = PACKAGED.replace("LOAD", load).replace("from datetime", "import pkg_resources, yaml\nfrom datetime")
         stamped = write_tree(tmp_path / name, {**files, "app/agent.py": program})
         assert findings(stamped) == [("app/agent.py", 12, "PC001", "error")], name
         after = program.replace('"Now: " + datetime.now().isoformat() + "\\n" + rules',

@@ -82,7 +82,10 @@ class SinkShapes:
                  user_constructors: dict[str, tuple[str, ...]] | None = None,
                  any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = (),
                  role_keys: Iterable[str] = ("role",), callback_types: Iterable[str] = (),
-                 chat_paths: Iterable[str] = ()) -> None:
+                 chat_paths: Iterable[str] = (), system_templates: Iterable[str] = ()) -> None:
+        # Classes whose `from_template(t)` holds system text (`SystemMessagePromptTemplate`): what
+        # their `format(...)` is given is system content.
+        self.system_templates = tuple(system_templates)
         self.role_keys = tuple(role_keys)  # keywords of a message constructor that hold its role
         self.chat_paths = tuple(chat_paths)  # URL path endings of providers' chat endpoints (raw HTTP)
         self.callback_types = frozenset(callback_types)  # last names of request types a model callback rewrites
@@ -105,9 +108,11 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
     users = {name.rsplit(".", 1)[-1]: args for name, args in knowledge.user_messages.items()}
     messages_keywords = {part.arg for spec in knowledge.apis.values() for part in spec.parts
                          if part.shape == "messages" and part.arg.isidentifier()}
+    system_templates = {name.split(".")[-2] for name in knowledge.system_messages if name.endswith(".from_template")}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
                       system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords,
-                      knowledge.role_keys, knowledge.callback_types, tuple(knowledge.http_paths))
+                      knowledge.role_keys, knowledge.callback_types, tuple(knowledge.http_paths),
+                      sorted(system_templates))
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:
@@ -168,6 +173,9 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
             heads = _list_heads(walked) if heads is None else heads
             if id(item) in heads:
                 reach(_dict_content(item, shapes.content_keys), HEAD)
+    for render in _system_template_renders(walked, shapes.system_templates):  # `...from_template(t).format(p=p)`
+        for keyword in render.keywords:
+            reach(keyword.value, SYSTEM)
     aliases = _callable_aliases(walked)
     forwarded = node.args.kwarg.arg if node.args.kwarg else None
     for call in of_kind(walked, ast.Call):
@@ -532,6 +540,31 @@ def _list_names(expr: ast.AST | None) -> set[str]:
         if expr.args and not isinstance(expr.args[0], ast.Starred):
             return _list_names(expr.args[0])
     return set()
+
+
+# The methods of a role template that fill it in (LangChain's message prompt templates).
+TEMPLATE_RENDERERS = frozenset({"format", "format_messages", "aformat", "aformat_messages"})
+
+
+def _system_template_renders(walked: list[ast.AST], classes: tuple[str, ...]) -> list[ast.Call]:
+    """The calls filling in a system role template: ``SystemMessagePromptTemplate.from_template(t)
+    .format(...)``, directly or through a local name the template was assigned to."""
+    if not classes:
+        return []
+
+    def builds_one(value: ast.AST) -> bool:
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr == "from_template" and _last_name(value.func.value) in classes
+
+    held = {item.targets[0].id for item in of_kind(walked, ast.Assign)
+            if len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) and builds_one(item.value)}
+    return [call for call in of_kind(walked, ast.Call)
+            if isinstance(call.func, ast.Attribute) and call.func.attr in TEMPLATE_RENDERERS
+            and (builds_one(call.func.value) or isinstance(call.func.value, ast.Name) and call.func.value.id in held)]
+
+
+def _last_name(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 def _callable_aliases(walked: list[ast.AST]) -> dict[str, set[str]]:

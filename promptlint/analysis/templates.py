@@ -46,6 +46,7 @@ from promptlint.analysis.values import (
     unknown,
     volatile_item,
 )
+from promptlint.analysis.summaries import TEMPLATE_RENDERERS
 from promptlint.model import Hole, Literal, Location, Origin, Step, Volatility
 
 if TYPE_CHECKING:
@@ -119,7 +120,9 @@ def file_text(ev: "Evaluator", path_value: Value, frame: "Frame", node: ast.AST 
 PACKAGE_FOLDERS = frozenset({"importlib.resources.files", "importlib_resources.files"})
 PACKAGE_FILES = frozenset({"importlib.resources.read_text", "importlib_resources.read_text",
                            "importlib.resources.open_text", "importlib_resources.open_text",
-                           "pkgutil.get_data"})
+                           "pkgutil.get_data", "pkg_resources.resource_string", "pkg_resources.resource_stream",
+                           "pkg_resources.resource_filename"})
+OPENED = ("open_text", "resource_stream")  # of those, the calls that give an open file, not its text
 
 
 def package_folder(ev: "Evaluator", args: list[Value], frame: "Frame", node: ast.Call | None) -> Path | None:
@@ -1079,8 +1082,10 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         return first  # `with as_file(files(pkg) / "x.md") as path:` a real path to the same file
     if qualname in PACKAGE_FILES and len(args) >= 2:
         folder, name = package_folder(ev, args, frame, node), literal_text(args[1])
-        path = PathVal(folder / name if folder is not None and name else None)
-        return Obj("file", (("path", path),)) if short == "open_text" else file_text(ev, path, frame, node)
+        path = PathVal(folder / name if folder is not None and name is not None else None)
+        if short == "resource_filename":  # a path on disk (`resource_filename("voyager", "")`: the folder)
+            return path
+        return Obj("file", (("path", path),)) if short in OPENED else file_text(ev, path, frame, node)
     if qualname in ("pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"):
         if isinstance(first, PathVal):
             return first
@@ -1122,13 +1127,13 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
     if short in ("from_template", "from_template_file") or qualname.endswith("PromptTemplate"):
         if short == "from_template_file" and first is not None:
             first = file_text(ev, first, frame, node)
-        text = first if isinstance(first, Text) else kwargs.get("template")
+        text = first if isinstance(first, (Text, Unknown)) else kwargs.get("template")
         if short in ("from_template",) and "Chat" in qualname:
             return langchain_template(Seq((Seq((lit("user"), text or NONE)),)))
         owner = qualname.rsplit(".", 1)[0] if short == "from_template" else ""
-        if owner.endswith(ROLE_TEMPLATES) and isinstance(text, Text):
+        if owner.endswith(ROLE_TEMPLATES) and isinstance(text, (Text, Unknown)):
             # `SystemMessagePromptTemplate.from_template(t)`: one message of a chat template, with its role.
-            return Obj(owner, (("content", TemplateVal("format", text)),))
+            return Obj(owner, (("content", TemplateVal("format", text) if isinstance(text, Text) else text),))
         if isinstance(text, Text):
             return TemplateVal("format", text)
     if short in ("MessagesPlaceholder",):
@@ -1207,10 +1212,37 @@ def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
         return owner.field("value") or unknown("next", where)
     if path.endswith("format") and owner.type in ("text",):
         return unknown("format", where)
+    if owner.type.endswith(ROLE_TEMPLATES) and path in TEMPLATE_RENDERERS and node is not None:
+        return _role_message(ev, owner, path, args, kwargs, frame, node)
     volatile = [v for v in [*args, *kwargs.values()] if not is_structured(v) and most_volatile(v)]
     if volatile and node is not None:
         return ev.join_unknown(node, frame, *volatile)
     return unknown(frame.module.snippet(node) if node is not None else path, where)
+
+
+def _role_message(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwargs: dict[str, Value],
+                  frame: "Frame", node: ast.Call) -> Value:
+    """``SystemMessagePromptTemplate.from_template(t).format(programs=skills)``: the message the
+    template renders to, with the values filled in. A system message is judged here, where the
+    values it is filled with are known (where it was built, only its placeholders were)."""
+    template = owner.field("content")
+    role = message_role(owner)
+    if role is None or not isinstance(template, (TemplateVal, Unknown)):
+        return unknown(frame.module.snippet(node), frame.module.location(node))
+    values = dict(kwargs)
+    if isinstance(template, TemplateVal):
+        text = render(ev, template, values, node)
+    else:  # a template read from a file the analysis cannot find: the values sit somewhere inside
+        text = filled_unknown(template, list(values.values()), frame, node) or template
+    kind = owner.type.rsplit(".", 1)[-1]
+    if role == "system" and values:
+        ev.assembled(frame, node, f"{kind}.{path}()", text)
+    message = Obj(f"langchain_core.messages.{_MESSAGE_CLASSES.get(role, 'ChatMessage')}", (("content", text),))
+    return Seq((message,)) if path.endswith("format_messages") else message
+
+
+# The message class a role template renders to (format_messages: a list of that one message).
+_MESSAGE_CLASSES = {"system": "SystemMessage", "user": "HumanMessage", "assistant": "AIMessage"}
 
 
 def _jinja_from_loader(ev: "Evaluator", env: Obj, args: list[Value], frame: "Frame", node: ast.Call | None) -> Value:

@@ -356,6 +356,10 @@ def as_text(value: Value, where: Location | None, expression: str = "value") -> 
         inner = value.field("content") or value.field("text")
         if inner is not None:
             return as_text(inner, where, expression)
+    if isinstance(value, PathVal) and value.path is not None:
+        # `f"{package_path}/prompts/{name}.txt"`: a path known to the analysis is its text, so
+        # the file the app opens with it can be read.
+        return (Literal(str(value.path), where),)
     return (Hole(Volatility.UNKNOWN, expression, where),)
 
 
