@@ -26,7 +26,7 @@ from promptlint.analysis.evaluator import PASSED_TO
 from promptlint.analysis.layout import MESSAGE_LIST_API, is_assembly
 from promptlint.analysis.index import subclass_index
 from promptlint.analysis.project import SUBCLASSES_OF, Project
-from promptlint.analysis.reach import UNTRACEABLE, reach_over
+from promptlint.analysis.reach import SELF_CALL, UNTRACEABLE, reach_over
 from promptlint.analysis.summaries import infer_wrappers, reached_calls, system_wrappers
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
@@ -349,8 +349,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     relevant: set[str] = set()  # every name a file was parsed for calling, at any round
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
-        direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *system_wrappers(wrappers),
-                                                         *_system_message_returners(definitions))}
+        direct = _with_self_calls({name.rsplit(".", 1)[-1] for name in (
+            *knowledge.assembly_names, *system_wrappers(wrappers), *_system_message_returners(definitions))})
         relevant |= wanted | direct
         new = [p for p in called if p not in definitions and (
             not direct.isdisjoint(called[p]) or (p in entry_set and not wanted.isdisjoint(called[p])))]
@@ -361,8 +361,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         hops, names = _hops(definitions, knowledge.api_method_names)
     # Assembly points and wrapper calls are judged where they are: the definitions that contain
     # one are evaluated, their callers are not walked up (a wrapper's callers are found by name).
-    direct = frozenset(knowledge.assembly_names) | frozenset(system_wrappers(wrappers)) \
-        | _system_message_returners(definitions)
+    direct = frozenset(_with_self_calls({*knowledge.assembly_names, *system_wrappers(wrappers),
+                                         *_system_message_returners(definitions)}))
     for path, found in definitions.items():
         hops[path] = [hop if hop is not None or calls.isdisjoint(direct) else 0
                       for hop, (_, calls, _, _) in zip(hops[path], found)]
@@ -472,6 +472,11 @@ def _farthest_first(hops: list[int | None]) -> tuple[int, ...]:
     evaluated again on its own (see Evaluator.covered)."""
     reaching = [index for index, hop in enumerate(hops) if hop is not None]
     return tuple(sorted(reaching, key=lambda index: (-(hops[index] or 0), index)))
+
+
+def _with_self_calls(names: set[str]) -> set[str]:
+    """Names, and the same names called as a method of ``self`` (marked: reach.SELF_CALL)."""
+    return names | {name + SELF_CALL for name in names}
 
 
 def _system_message_returners(definitions: dict[Path, Any]) -> frozenset[str]:

@@ -29,6 +29,7 @@ from promptlint.analysis.reach import (
     MODULE_LEVEL,
     NO_ARGUMENTS,
     NOT_A_PROMPT,
+    SELF_CALL,
     callable_without_arguments,
     called_names,
     definition_calls,
@@ -91,6 +92,23 @@ def test_reach_follows_names_but_not_the_ones_every_object_has() -> None:
     hops, names = reach_over(definitions, SINKS)
     assert hops == [0, None, 1, 2, None, 2, None]
     assert "update" not in names and "asks" in names
+
+
+def test_a_method_of_self_reaches_project_definitions_only() -> None:
+    """pipecat: every frame processor's `process_frame` calls `self.send_message(frame)` (a
+    transport's own method), which shares its name with an SDK method (Gemini's chat). Called on
+    `self`, the name is marked: it reaches a project definition of that name that reaches an LLM
+    call, never the SDK method; before, 117 `process_frame` definitions were evaluated for it."""
+    assert calls_of("self.send_message(frame)") == {"send_message" + SELF_CALL, "self.send_message"}
+    assert calls_of("self.stop()") == {"stop" + NO_ARGUMENTS, "self.stop" + NO_ARGUMENTS}
+    assert "send_message" in calls_of("chat.send_message(text)")
+    definitions = [
+        ("process_frame", frozenset({"send_message" + SELF_CALL}), False, ()),
+        ("ask", frozenset({"send_message"}), False, ()),  # a chat session's SDK method
+        ("answer", frozenset({"ask" + SELF_CALL}), False, ()),  # a project method that reaches it
+    ]
+    hops, _ = reach_over(definitions, frozenset({"send_message"}))
+    assert hops == [None, 0, 1]
 
 
 def test_module_level_code_is_one_more_definition(tmp_path: Path) -> None:
@@ -364,3 +382,8 @@ def test_system_content_written_out_whole_is_no_assembly_point() -> None:
     assert assembles('Settings(system_prompt=prompt)')
     assert assembles('m = [{"role": "user", "content": f"{now()}"}, {"role": "system", "content": "Rules."}]')
     assert assembles('m = [Message(role="system", content="Rules.")]')  # a class: read when evaluated
+    # camel's examples: a message constructor given constants only is written out whole too.
+    assert not assembles('ChatAgent(system_prompt=BaseMessage.make_assistant_message(role_name="Mail", '
+                         'content="You are an email assistant."))')
+    assert assembles('ChatAgent(system_prompt=BaseMessage.make_assistant_message(role_name="Mail", content=p))')
+    assert assembles('Settings(system_prompt=time.strftime("Today is %A."))')  # not a message: may change

@@ -24,6 +24,7 @@ MAX_HOPS = 2  # a function more hops than this from an LLM call is reached by in
 
 NO_ARGUMENTS = "()"  # marks of calls that cannot send a prompt (see called_names)
 NOT_A_PROMPT = "(?)"
+SELF_CALL = "(self)"  # `self.send_message(frame)`: a method of the project's own object, never an SDK's
 # Names that say nothing about which definition runs: ``print(...)`` and ``len(...)`` are the
 # builtins wherever a class defines its own, ``x.update(...)`` and ``x.add(...)`` are on every
 # dict and set, ``super().__init__(...)`` is in every subclass.
@@ -50,8 +51,8 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
     parameter annotated with one of ``callback_types``; rules/prompt_sinks.yaml). A call that
     cannot send a prompt is marked after its name: with no
     arguments at all (``query.stream()``), ``NO_ARGUMENTS``; with an HTTP method first
-    (``http.stream("GET", url)``), ``NOT_A_PROMPT``. It may still call a project function of that
-    name, never an API method (see reach_over)."""
+    (``http.stream("GET", url)``), ``NOT_A_PROMPT``; a method of ``self``, ``SELF_CALL``. It may
+    still call a project function of that name, never an API method (see reach_over)."""
     names: set[str] = set()
     # System content written out whole (`{"role": "system", "content": "You are ..."}`) is an
     # assembly point only if some message of the function is not: text with nothing in it that
@@ -115,6 +116,13 @@ def _constant(node: ast.expr) -> bool:
     if isinstance(node, ast.Dict):
         return all(key is not None and _constant(key) and _constant(value)
                    for key, value in zip(node.keys, node.values))
+    if isinstance(node, ast.Call) and "message" in _last_name(node.func).lower():
+        # A message written out whole by its constructor (camel's `system_message=BaseMessage.
+        # make_assistant_message(role_name="Email Assistant", content="You are ...")`). Only
+        # message constructors: other calls with constant arguments may read the clock
+        # (`time.strftime("%Y")`).
+        return (bool(node.args) or bool(node.keywords)) and all(map(_constant, node.args)) \
+            and all(k.arg is not None and _constant(k.value) for k in node.keywords)
     return False
 
 
@@ -123,9 +131,13 @@ def _last_name(func: ast.expr) -> str:
 
 
 def _add_call_names(func: ast.expr, mark: str, names: set[str]) -> None:
-    """A called expression's last name, and ``receiver.method`` for a method."""
+    """A called expression's last name, and ``receiver.method`` for a method. A method called on
+    ``self`` or ``cls`` is marked: the object is the project's own, so the call runs a project
+    definition of that name, not an SDK method that shares it (pipecat's transports
+    `self.send_message(frame)` in every frame processor's `process_frame` is no Gemini chat)."""
     if isinstance(func, ast.Attribute):
-        names.add(func.attr + mark)
+        own = not mark and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+        names.add(func.attr + (SELF_CALL if own else mark))
         if isinstance(func.value, ast.Attribute):
             names.add(f"{func.value.attr}.{func.attr}{mark}")
         elif isinstance(func.value, ast.Name):
@@ -243,7 +255,7 @@ def reach_over(definitions: list[Definition], sink_names: frozenset[str]) -> tup
             hops[index] = hop
             name, _, without_arguments, _ = definitions[index]
             if name not in UNTRACEABLE and name != MODULE_LEVEL:
-                reach_names.update((name, name + NOT_A_PROMPT))
+                reach_names.update((name, name + NOT_A_PROMPT, name + SELF_CALL))
                 if without_arguments:
                     reach_names.add(name + NO_ARGUMENTS)
     return hops, frozenset(reach_names)
