@@ -3420,3 +3420,51 @@ def test_what_a_system_role_template_is_filled_with_flows_to_system_content() ->
     human = flows_of("def f(skills):\n    return HumanMessagePromptTemplate.from_template(T).format(p=skills)")
     assert (0, "skills", SYSTEM) in direct and (0, "skills", SYSTEM) in held
     assert all(target != SYSTEM for _, _, target in human)
+
+
+CONTENT_PARTS = '''
+from dataclasses import dataclass
+from datetime import datetime
+
+import litellm
+
+RULES = "Answer with one browser action; use element ids, never coordinates. " * 60
+
+
+@dataclass
+class TextContent:
+    text: str
+    type: str = "text"
+    cache_prompt: bool = False
+
+
+@dataclass
+class ImageContent:
+    image_urls: list
+
+
+@dataclass
+class Message:
+    role: str
+    content: list
+
+
+def step(goal: str, screenshot: str):
+    system = [TextContent(text=SYSTEM), ImageContent(image_urls=[screenshot])]
+    messages = [Message(role="system", content=system), Message(role="user", content=[TextContent(text=goal)])]
+    return litellm.completion(model="gpt-4o", messages=[m.__dict__ for m in messages])
+'''
+
+
+def test_a_projects_own_content_parts_hold_their_text(tmp_path: Path) -> None:
+    """INVALID (OpenHands' agents): message content given as a list of the project's own content
+    part objects (`TextContent(text=...)`, a dataclass or pydantic model): the text field is the
+    message's text, so the clock before the rules is found where the system message is built.
+    Before, each part was an unknown block and nothing was reported. An image part holds no
+    text. VALID: the clock in the user's question."""
+    clock = 'f"Now: {datetime.now()}\\n" + RULES'
+    found = findings(tmp_path / "before", {"agent.py": CONTENT_PARTS.replace("SYSTEM", clock)})
+    message = only_finding(found, "agent.py", 28, "error")
+    assert message.startswith("per-request clock `datetime.now()` comes before 4,080 characters of stable text")
+    in_the_question = CONTENT_PARTS.replace("SYSTEM", "RULES").replace("text=goal", 'text=f"{datetime.now()}: {goal}"')
+    assert findings(tmp_path / "after", {"agent.py": in_the_question}) == []

@@ -10,6 +10,7 @@ from promptlint.analysis.derived import REQUEST_INPUT
 from promptlint.analysis.templates import ROLE_NAMES, message_role
 from promptlint.analysis.values import (
     NONE,
+    Instance,
     Mapping,
     NoneVal,
     Obj,
@@ -130,7 +131,21 @@ def block_segments(block: Value, where: Location) -> tuple[Segment, ...]:
         if block.field("cache_control") is not None:  # `TextBlockParam(text=..., cache_control=...)`
             segs = (*segs, CacheBreakpoint(where))
         return segs
+    if isinstance(block, Instance):
+        # A project's own content part (OpenHands' `TextContent(type="text", text=...)`, a
+        # dataclass or pydantic model): its text field; an image part holds no text.
+        fields = dict(block.attrs)
+        text = fields.get("text")
+        if text is not None:
+            segs = as_text(text, where, "text")
+            return (*segs, CacheBreakpoint(where)) if _set(fields.get("cache_prompt")) else segs
+        if any(name.startswith("image") for name in fields):
+            return ()
     return as_text(block, where, "block")
+
+
+def _set(flag: Value | None) -> bool:
+    return flag is not None and literal_text(flag) == "True"
 
 
 def message_parts(value: Value, where: Location) -> list[Part]:
