@@ -387,3 +387,10 @@ def test_system_content_written_out_whole_is_no_assembly_point() -> None:
                          'content="You are an email assistant."))')
     assert assembles('ChatAgent(system_prompt=BaseMessage.make_assistant_message(role_name="Mail", content=p))')
     assert assembles('Settings(system_prompt=time.strftime("Today is %A."))')  # not a message: may change
+    # A local only ever given a constant is that constant; a parameter, or a name bound otherwise too, is not.
+    assert not assembles('def main():\n    sys_msg = "You are a helpful assistant"\n'
+                         '    ChatAgent(system_prompt=sys_msg)')
+    assert assembles('def main(sys_msg):\n    if not sys_msg:\n        sys_msg = "Be brief."\n'
+                     '    ChatAgent(system_prompt=sys_msg)')
+    assert assembles('def main():\n    sys_msg = "Rules."\n    sys_msg += today()\n    ChatAgent(system_prompt=sys_msg)')
+    assert assembles('def main():\n    s = "Rules."\n    for s in notes: pass\n    m = [{"role": "system", "content": s}]')

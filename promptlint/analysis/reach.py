@@ -69,7 +69,7 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
             roles = [value for key, value in zip(node.keys, node.values)
                      if isinstance(key, ast.Constant) and key.value == "role"]
             if roles:
-                changing_content |= not _written_out(node, roles)
+                changing_content |= not _written_out(node, roles, _constant_locals(function))
             if any(_names_role(value, system_roles) for value in roles):
                 system_content = True  # builds a system message: an assembly point
                 _mark_returned(function, node, names)
@@ -80,7 +80,8 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
             _mark_returned(function, node, names)
         elif given := [keyword.value for keyword in node.keywords if keyword.arg in system_keywords]:
             system_content = True
-            changing_content |= not all(map(_constant, given))
+            constants = _constant_locals(function)
+            changing_content |= not all(_constant(value, constants) for value in given)
         if isinstance(node.func, ast.Attribute) and node.func.attr in HTTP_CALLS \
                 and (endpoint_in_module or _names_chat_endpoint(function, chat_paths)):
             names.add(ROLE_MARKER)  # a POST to a provider's chat endpoint: a request (knowledge.http_paths)
@@ -98,32 +99,62 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
     return names
 
 
-def _written_out(message: ast.Dict, roles: list[ast.expr]) -> bool:
+def _written_out(message: ast.Dict, roles: list[ast.expr], constants: frozenset[str] = frozenset()) -> bool:
     """A message whose every value is a constant (its role may be a name: `Role.SYSTEM`)."""
-    return all(key is not None and _constant(value) for key, value in zip(message.keys, message.values)
+    return all(key is not None and _constant(value, constants) for key, value in zip(message.keys, message.values)
                if not any(value is role for role in roles))
 
 
-def _constant(node: ast.expr) -> bool:
+def _constant(node: ast.expr, constants: frozenset[str] = frozenset()) -> bool:
     """Text or data with nothing in it that can change: constants, an f-string without fields,
-    lists and dicts of those (content blocks)."""
+    lists and dicts of those (content blocks), a local name only ever given such a value
+    (``constants``)."""
     if isinstance(node, ast.Constant):
         return True
+    if isinstance(node, ast.Name):
+        return node.id in constants
     if isinstance(node, ast.JoinedStr):
         return all(isinstance(part, ast.Constant) for part in node.values)
     if isinstance(node, (ast.List, ast.Tuple)):
-        return all(map(_constant, node.elts))
+        return all(_constant(item, constants) for item in node.elts)
     if isinstance(node, ast.Dict):
-        return all(key is not None and _constant(key) and _constant(value)
+        return all(key is not None and _constant(key, constants) and _constant(value, constants)
                    for key, value in zip(node.keys, node.values))
     if isinstance(node, ast.Call) and "message" in _last_name(node.func).lower():
         # A message written out whole by its constructor (camel's `system_message=BaseMessage.
         # make_assistant_message(role_name="Email Assistant", content="You are ...")`). Only
         # message constructors: other calls with constant arguments may read the clock
         # (`time.strftime("%Y")`).
-        return (bool(node.args) or bool(node.keywords)) and all(map(_constant, node.args)) \
-            and all(k.arg is not None and _constant(k.value) for k in node.keywords)
+        return (bool(node.args) or bool(node.keywords)) and all(_constant(a, constants) for a in node.args) \
+            and all(k.arg is not None and _constant(k.value, constants) for k in node.keywords)
     return False
+
+
+def _constant_locals(function: ast.AST) -> frozenset[str]:
+    """The local names a function only ever binds to a constant value (`sys_msg = "You are a
+    helpful assistant"`, then `ChatAgent(system_message=sys_msg)`); never a parameter (of it or
+    of a function inside it). Kept on the node: asked for each of its messages."""
+    cached = function.__dict__.get("_constant_locals")
+    if cached is not None:
+        return cached
+    constant: dict[str, int] = {}
+    for node in nodes_of(function, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and node.value is not None \
+                and _constant(node.value):
+            constant[targets[0].id] = constant.get(targets[0].id, 0) + 1
+    if constant:
+        stores: dict[str, int] = {}
+        for name in nodes_of(function, ast.Name):
+            if isinstance(name.ctx, ast.Store):
+                stores[name.id] = stores.get(name.id, 0) + 1
+        parameters = {a.arg for defined in nodes_of(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                      for a in (*defined.args.posonlyargs, *defined.args.args, *defined.args.kwonlyargs)}
+        constant = {name: count for name, count in constant.items()
+                    if stores.get(name) == count and name not in parameters}
+    cached = frozenset(constant)
+    function.__dict__["_constant_locals"] = cached
+    return cached
 
 
 def _last_name(func: ast.expr) -> str:
