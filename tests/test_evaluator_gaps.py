@@ -324,26 +324,3 @@ def test_a_list_is_no_instance_of_a_project_class(tmp_path: Path) -> None:
 def test_a_data_model_dumped_is_a_dict_of_its_fields(tmp_path: Path) -> None:
     # Before, `model_dump()` of a pydantic message was unknown.
     assert twins(tmp_path, DUMPED_DATA_MODELS) == [(21, "PC001", "error")]
-
-
-def test_a_helper_a_package_re_exports_with_a_star_import(tmp_path: Path) -> None:
-    """INVALID (Voyager's `import voyager.utils as U`, whose `__init__` says `from .file_utils
-    import *`): `U.system_prompt()` is the project helper the star import brings in, and the clock
-    it writes before the rules is found. Before, the name was unknown text and nothing was
-    reported. VALID: the helper writes the clock after the rules. A name a library is star-imported
-    from is not guessed (the second module)."""
-    helper = "import datetime\nRULES = 'Follow the house style guide and cite your sources. ' * 90\n" \
-             "def system_prompt():\n    return SYSTEM\n"
-    app = ("from openai import OpenAI\nimport utils as U\nfrom tkinter import *\n\n"
-           "def answer(question):\n    return OpenAI().chat.completions.create(model='gpt-4o', messages=[\n"
-           "        {'role': 'system', 'content': U.system_prompt()}, {'role': 'user', 'content': question}])\n")
-
-    def run(system: str, folder: str) -> list[tuple[str, int, str]]:
-        root = write_tree(tmp_path / folder, {"utils/__init__.py": "from .prompts import *\n",
-                                              "utils/prompts.py": helper.replace("SYSTEM", system), "app.py": app})
-        result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
-        assert not result.errors, result.errors
-        return [(f.location.path, f.location.line, f.rule) for f in result.findings]
-
-    assert run(STAMPED, "invalid") == [("utils/prompts.py", 4, "PC001")]
-    assert run('RULES + f"Today is {datetime.datetime.now()}."', "valid") == []

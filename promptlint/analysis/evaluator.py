@@ -1361,27 +1361,7 @@ class Evaluator:
             return lit(name)
         if name == "__file__":
             return PathVal(module.path)
-        if name not in _BUILTINS and module.star_imports:
-            starred = self.star_imported(module, name, frame)
-            if starred is not None:
-                return starred
         return Ref(f"builtins.{name}") if name in _BUILTINS else self.unknown_name(name, frame, node)
-
-    def star_imported(self, module: ModuleInfo, name: str, frame: Frame) -> Value | None:
-        """A name a module takes from a project module with `from .file_utils import *` (a
-        package's `__init__` re-exporting its helpers: `U.load_text(...)` of `import utils as U`).
-        Names of a library imported so are not guessed: None."""
-        for base in module.star_imports:
-            found = self.project.split_module(f"{base}.{name}")
-            if found is None or found[1] != [name]:
-                continue
-            source = found[0]
-            if name in source.functions or name in source.classes or name in source.imports \
-                    or name in source.bindings or source.star_imports:
-                value = self.resolve_import(f"{base}.{name}", f"{base}.{name}", frame)
-                if not isinstance(value, Ref) or value.qualname != f"{base}.{name}":
-                    return value
-        return None
 
     def unknown_name(self, name: str, frame: Frame, node: ast.AST) -> Value:
         volatility = self.knowledge.identifier_names.get(name.lower())
@@ -1415,8 +1395,7 @@ class Evaluator:
             value = self.resolve_import(module.imports[head], qualname, frame)
         else:
             found = self.module_global(module, head)
-            value = module_constant(found) if found is not None else \
-                self.star_imported(module, head, frame) or Ref(qualname)
+            value = module_constant(found) if found is not None else Ref(qualname)
         for attr in tail:
             value = self.attribute(value, attr, frame, None)
         return value
