@@ -138,13 +138,13 @@ def block_segments(block: Value, where: Location) -> tuple[Segment, ...]:
         text = fields.get("text")
         if text is not None:
             segs = as_text(text, where, "text")
-            return (*segs, CacheBreakpoint(where)) if _set(fields.get("cache_prompt")) else segs
+            return (*segs, CacheBreakpoint(where)) if _flag_on(fields.get("cache_prompt")) else segs
         if any(name.startswith("image") for name in fields):
             return ()
     return as_text(block, where, "block")
 
 
-def _set(flag: Value | None) -> bool:
+def _flag_on(flag: Value | None) -> bool:
     return flag is not None and literal_text(flag) == "True"
 
 

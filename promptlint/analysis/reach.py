@@ -12,7 +12,7 @@ import ast
 import builtins
 
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, of_kind
-from promptlint.analysis.summaries import FLOW_NODES, FORWARDED_AT, Flow, SinkShapes, parameter_flows
+from promptlint.analysis.summaries import FLOW_NODES, FORWARDED_AT, Flow, SinkShapes, last_name, parameter_flows
 from promptlint.analysis.message_lists import returned_messages
 from promptlint.knowledge import RETURNS_SYSTEM_MARKER, ROLE_MARKER, SYSTEM_ROLE_SETTING, builtin_http_paths
 
@@ -87,11 +87,11 @@ def called_names(function: ast.AST, system_keywords: frozenset[str] = frozenset(
             names.add(ROLE_MARKER)  # a POST to a provider's chat endpoint: a request (knowledge.http_paths)
         func = node.func
         _add_call_names(func, _mark(node), names)
-        position = FORWARDED_AT.get(_last_name(func))
+        position = FORWARDED_AT.get(last_name(func))
         if position is not None and len(node.args) > position:
             # `asyncio.to_thread(client.chat.completions.create, ...)` calls what it is handed
             handed = node.args[position]
-            if isinstance(handed, ast.Call) and handed.args and _last_name(handed.func) == "partial":
+            if isinstance(handed, ast.Call) and handed.args and last_name(handed.func) == "partial":
                 handed = handed.args[0]  # `functools.partial(create, model=...)`
             _add_call_names(handed, "", names)
     if system_content and changing_content:
@@ -120,7 +120,7 @@ def _constant(node: ast.expr, constants: frozenset[str] = frozenset()) -> bool:
     if isinstance(node, ast.Dict):
         return all(key is not None and _constant(key, constants) and _constant(value, constants)
                    for key, value in zip(node.keys, node.values))
-    if isinstance(node, ast.Call) and "message" in _last_name(node.func).lower():
+    if isinstance(node, ast.Call) and "message" in last_name(node.func).lower():
         # A message written out whole by its constructor (camel's `system_message=BaseMessage.
         # make_assistant_message(role_name="Email Assistant", content="You are ...")`). Only
         # message constructors: other calls with constant arguments may read the clock
@@ -155,10 +155,6 @@ def _constant_locals(function: ast.AST) -> frozenset[str]:
     cached = frozenset(constant)
     function.__dict__["_constant_locals"] = cached
     return cached
-
-
-def _last_name(func: ast.expr) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _add_call_names(func: ast.expr, mark: str, names: set[str]) -> None:

@@ -554,7 +554,7 @@ def _system_template_renders(walked: list[ast.AST], classes: tuple[str, ...]) ->
 
     def builds_one(value: ast.AST) -> bool:
         return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-            and value.func.attr == "from_template" and _last_name(value.func.value) in classes
+            and value.func.attr == "from_template" and last_name(value.func.value) in classes
 
     held = {item.targets[0].id for item in of_kind(walked, ast.Assign)
             if len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) and builds_one(item.value)}
@@ -563,7 +563,8 @@ def _system_template_renders(walked: list[ast.AST], classes: tuple[str, ...]) ->
             and (builds_one(call.func.value) or isinstance(call.func.value, ast.Name) and call.func.value.id in held)]
 
 
-def _last_name(node: ast.AST) -> str:
+def last_name(node: ast.AST) -> str:
+    """The last name of a called expression (`client.chat.create` → `create`), else empty."""
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
