@@ -349,8 +349,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
     relevant: set[str] = set()  # every name a file was parsed for calling, at any round
     while True:
         wanted = {name.rsplit(".", 1)[-1] for name in names if not name.endswith(")")}  # marked: the name is there too
-        direct = _with_self_calls({name.rsplit(".", 1)[-1] for name in (
-            *knowledge.assembly_names, *system_wrappers(wrappers), *_system_message_returners(definitions))})
+        direct = {name.rsplit(".", 1)[-1] for name in (*knowledge.assembly_names, *system_wrappers(wrappers),
+                                                         *_system_message_returners(definitions))}
         relevant |= wanted | direct
         new = [p for p in called if p not in definitions and (
             not direct.isdisjoint(called[p]) or (p in entry_set and not wanted.isdisjoint(called[p])))]
@@ -361,6 +361,8 @@ def _reaching(entries: list[Path], candidates: list[Path], facts: dict[Path, Fil
         hops, names = _hops(definitions, knowledge.api_method_names)
     # Assembly points and wrapper calls are judged where they are: the definitions that contain
     # one are evaluated, their callers are not walked up (a wrapper's callers are found by name).
+    # The files above were chosen by the names their text calls; a definition's own calls mark a
+    # method of `self` (reach.SELF_CALL), so its names are matched in both forms here.
     direct = frozenset(_with_self_calls({*knowledge.assembly_names, *system_wrappers(wrappers),
                                          *_system_message_returners(definitions)}))
     for path, found in definitions.items():

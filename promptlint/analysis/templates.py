@@ -1213,15 +1213,15 @@ def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
     if path.endswith("format") and owner.type in ("text",):
         return unknown("format", where)
     if owner.type.endswith(ROLE_TEMPLATES) and path in TEMPLATE_RENDERERS and node is not None:
-        return _role_message(ev, owner, path, args, kwargs, frame, node)
+        return _role_message(ev, owner, path, kwargs, frame, node)
     volatile = [v for v in [*args, *kwargs.values()] if not is_structured(v) and most_volatile(v)]
     if volatile and node is not None:
         return ev.join_unknown(node, frame, *volatile)
     return unknown(frame.module.snippet(node) if node is not None else path, where)
 
 
-def _role_message(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwargs: dict[str, Value],
-                  frame: "Frame", node: ast.Call) -> Value:
+def _role_message(ev: "Evaluator", owner: Obj, path: str, kwargs: dict[str, Value], frame: "Frame",
+                  node: ast.Call) -> Value:
     """``SystemMessagePromptTemplate.from_template(t).format(programs=skills)``: the message the
     template renders to, with the values filled in. A system message is judged here, where the
     values it is filled with are known (where it was built, only its placeholders were)."""
@@ -1229,13 +1229,12 @@ def _role_message(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
     role = message_role(owner)
     if role is None or not isinstance(template, (TemplateVal, Unknown)):
         return unknown(frame.module.snippet(node), frame.module.location(node))
-    values = dict(kwargs)
     if isinstance(template, TemplateVal):
-        text = render(ev, template, values, node)
+        text = render(ev, template, kwargs, node)
     else:  # a template read from a file the analysis cannot find: the values sit somewhere inside
-        text = filled_unknown(template, list(values.values()), frame, node) or template
+        text = filled_unknown(template, list(kwargs.values()), frame, node) or template
     kind = owner.type.rsplit(".", 1)[-1]
-    if role == "system" and values:
+    if role == "system" and kwargs:
         ev.assembled(frame, node, f"{kind}.{path}()", text)
     message = Obj(f"langchain_core.messages.{_MESSAGE_CLASSES.get(role, 'ChatMessage')}", (("content", text),))
     return Seq((message,)) if path.endswith("format_messages") else message
