@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from promptlint import cache as cache_store
+from promptlint.analysis.derived import CALLED_WITH
 from promptlint.analysis.evaluator import PASSED_TO
 from promptlint.analysis.layout import MESSAGE_LIST_API, is_assembly
 from promptlint.analysis.index import subclass_index
@@ -985,7 +986,8 @@ def _seen_through_another(finding: Finding, findings: Iterable[Finding]) -> bool
     after the clock went into ``msg`` and through a trimming helper) in the function that sends
     it, so the same root cause, and the copy is no place to fix it. (A second, unrelated prompt of
     the function shows up once the first is fixed.)"""
-    if finding.volatile_source is None or finding.volatile_source.category != "request-derived":
+    if finding.volatile_source is None or finding.volatile_source.category != "request-derived" \
+            or CALLED_WITH in finding.volatile_source.source:  # computed from the request: no copy
         return False
     site = finding.call_site
     if finding.location.path != site.location.path or _helper_result(finding):

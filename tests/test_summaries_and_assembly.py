@@ -1031,6 +1031,107 @@ def answer(question: str, history: list, client):
     assert "request-derived `question" in found[0][3]
 
 
+RUN_MESSAGES_APP = '''
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Follow the house style guide. Cite every source you use. " * 40
+
+
+@dataclass
+class Message:
+    role: str
+    content: Any
+
+
+@dataclass
+class Agent:
+    system_message_role: str = "system"
+    user_message_role: str = "user"
+    learning: Any = None
+    history: list = field(default_factory=list)
+
+
+def get_system_message(agent: Agent, input: Optional[Any] = None) -> Message:
+    content = "You are a helpful assistant.\\n"
+    if agent.learning is not None:
+        recalled = agent.learning.build_context(message={argument})
+        content += recalled + "\\n"
+    content += RULES
+    return Message(role=agent.system_message_role, content=content)
+
+
+def get_user_message(agent: Agent, input: Any) -> Message:
+    return Message(role=agent.user_message_role or "user", content=input)
+
+
+def get_run_messages(agent: Agent, input: {input_type}) -> list:
+    messages = [get_system_message(agent, input=input)]
+    messages.extend(agent.history)
+    messages.append(get_user_message(agent, input=input))
+    return messages
+
+
+def run(agent: Agent, run_input: Any) -> str:
+    messages = get_run_messages(agent, run_input.input_content)
+    response = client.chat.completions.create(
+        model="gpt-4o", messages=[{{"role": m.role, "content": m.content}} for m in messages])
+    return response.choices[0].message.content
+'''
+
+
+@pytest.mark.parametrize("input_type", ["Any", "Union[str, Message]"])
+def test_what_an_unseen_call_computes_from_the_handed_request_is_per_request(tmp_path: Path, input_type: str) -> None:
+    """agno: `get_run_messages` sends `input` as the user's turn (through `get_user_message`, whose
+    role is a setting with the default "user") and hands the same `input` to the system-message
+    builder, where a learning store recalls what matches it, ahead of fixed rules and the history.
+    An input typed `Union[str, Message, ...]` is text as likely as the object. INVALID: the recall
+    is keyed by the request's input; VALID: keyed by a setting."""
+    app = RUN_MESSAGES_APP.replace("{input_type}", input_type)
+    found = findings(tmp_path, {"app/agent.py": app.format(argument="str(input)")})
+    message = only_finding(found, "app/agent.py", 26, "error")
+    assert message.startswith("per-request request-derived `agent.learning.build_context(message=str(input))`")
+    assert "`input`" in message and "the request's own input (the final user turn)" in message
+    assert findings(tmp_path / "valid", {"app/agent.py": app.format(argument="agent.user_message_role")}) == []
+
+
+def test_a_recall_keyed_by_the_request_is_its_own_finding_next_to_a_clock(tmp_path: Path) -> None:
+    """agno: the system message opens with the current time and, under an option of its own, the
+    learnings recalled for this input. The recall is computed from the request, not a copy of the
+    clock's prompt seen through a helper, so it keeps its own finding."""
+    app = RUN_MESSAGES_APP.replace("{input_type}", "Any").replace(
+        'content = "You are a helpful assistant.\\n"',
+        'content = f"You are a helpful assistant. It is {{datetime.now()}}.\\n"').replace(
+        "from openai import OpenAI", "from datetime import datetime\nfrom openai import OpenAI")
+    found = findings(tmp_path, {"app/agent.py": app.format(argument="str(input)")})
+    assert [(path, line, severity) for path, line, severity, _ in found] == [
+        ("app/agent.py", 25, "error"), ("app/agent.py", 27, "error")]
+    assert "clock `datetime.now()`" in found[0][3] and "request-derived `agent.learning" in found[1][3]
+
+
+def test_a_role_setting_with_a_default_names_the_role() -> None:
+    flows = flows_of('''
+def get_user_message(agent, input):
+    return Message(role=agent.user_message_role or "user", content=input)
+''')
+    assert (1, "input", "user") in flows
+
+
+def test_a_parameter_typed_as_an_object_is_not_the_text_of_the_users_turn() -> None:
+    """agno: `generate_followups(agent, run_response)` reads the user's turn from the objects it is
+    given; `agent: Agent` is not the request's input because a user-message helper takes it."""
+    from promptlint.analysis.derived import user_turn_names
+
+    function = ast.parse('''
+def run(agent: "Agent", run_response: Optional[RunOutput], question: str, extra, items: List[Part]):
+    generate_followups(agent, run_response, question, extra, items)
+''').body[0]
+    makers = {"generate_followups": ("#0", "#1", "#2", "#3", "#4")}
+    assert user_turn_names(function, frozenset({"user"}), ("content",), makers) == {"question", "extra", "items"}
+
+
 def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_that_finding(tmp_path: Path) -> None:
     """Agent-S: the task is also handed to `_generate_reflection(instruction)`, an inferred wrapper
     judged by its slot alone (the task, then the history). That view sees none of the text around

@@ -183,9 +183,12 @@ def test_the_branch_that_sends_the_history_is_the_one_judged(tmp_path: Path) -> 
     """INVALID (khoj's UI-TARS grounder): after the first step the message list carries the earlier
     replies (`if self.history_responses: for r in ...: messages.append(...)`), on the first step
     not; both branches hold the same volatile instruction, and the join keeps the branch with the
-    history, which the instruction (the reasoning model's reply to the goal) precedes."""
+    history, which the instruction (the reasoning model's reply to the goal) precedes. Seen from the
+    grounder's own `act`, the instruction is the request it sends as a user turn, placed where the
+    template takes it (line 19, where the fix goes); seen from the runner, it is the reasoning
+    model's reply (line 16)."""
     root = write_tree(tmp_path, {"agent.py": GROUNDER, "runner.py": RUNNER})
-    assert findings(root) == [("runner.py", 16, "PC001")]
+    assert findings(root) == [("agent.py", 19, "PC001"), ("runner.py", 16, "PC001")]
 
 
 def test_a_client_set_after_a_none_placeholder(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from promptlint.analysis.index import nodes_of
 from promptlint.analysis.summaries import target_names
+from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.analysis.values import BUILT_ON
 from promptlint.model import Hole, Location, Origin, Part, PromptLayout, Volatility
 
@@ -36,6 +37,7 @@ CHOSEN_TOOLS = "tool-choice"  # the origin category of tools a request gets only
 OBSERVED = "observation"  # the origin category of what an agent's step observed (a page, an environment)
 REMEMBERED = "memory"  # the origin category of what a memory store holds about the user
 REQUEST_INPUT = "request-input"  # the origin category of an attribute a follow-up request rewrites
+CALLED_WITH = " called with a value "  # in the source of a result computed from the request's input
 ONE_ITEM_METHODS = frozenset({"get", "pop", "index", "count"})  # on the conversation: not its text
 
 
@@ -99,7 +101,35 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
             else:
                 content = keywords.get(slot[1:]) or next((keywords[k] for k in content_keys if k in keywords), None)
             found |= _text_names(content) if content is not None else set()
-    return found - NOT_INPUTS
+    return found - NOT_INPUTS - _typed_as_objects(function)
+
+
+# Types whose values can be the text of a message (or hold it): a parameter annotated with none of
+# them (`agent: Agent`, `run_response: Optional[RunOutput]`) is an object handed along, not text.
+TEXT_TYPES = frozenset({"str", "Any", "Text", "LiteralString", "object", "bytes", "list", "List", "dict", "Dict",
+                        "Sequence", "Mapping", "Iterable", "tuple", "Tuple", "TypeVar"})
+
+
+def _typed_as_objects(function: ast.AST) -> set[str]:
+    """Parameters annotated with types none of which can be text: an object that a user-message
+    helper reads from (`generate_followups(agent, run_response)`) is not the request's input."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    arguments = function.args
+    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            if a.annotation is not None and _names_an_object(a.annotation)}
+
+
+def _names_an_object(annotation: ast.expr) -> bool:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # `agent: "Agent"`
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return False
+    names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(annotation)
+             if isinstance(n, (ast.Name, ast.Attribute))}
+    return bool(names) and not names & TEXT_TYPES and not any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(annotation))
 
 
 def derived_names(function: ast.AST, inputs: set[str], whole: bool = False) -> set[str]:
@@ -335,6 +365,12 @@ def tag_request_derived(hole: Hole, derived: set[str], inputs: set[str], named: 
         if marked.origin is not None else hole
 
 
+def called_with(method: str, source: str) -> str:
+    """The source of what a call the analysis cannot see into returns when it is given a value
+    derived from the request: `build_context()` called with a value derived from `input`."""
+    return f"`{method}()`{CALLED_WITH}{source}"
+
+
 def _from_tag(hole: Hole) -> Hole:
     if hole.volatility is Volatility.UNKNOWN and hole.origin is not None and hole.origin.category == DERIVED:
         return replace(_where_built_in(hole), volatility=Volatility.PER_REQUEST,
@@ -410,9 +446,14 @@ def _where_built_in(hole: Hole) -> Hole:
         if step.description.startswith(BUILT_ON):
             # Already placed by a step of its own (a template slot it fills: sweep's `{text}`,
             # later joined with the other system messages in the provider class), or handed
-            # back up from here: where it is, is where it is built in.
+            # back up from here: where it is, is where it is built in. Not when it filled a
+            # template in the very call it was handed to, and came back as that text (khoj's
+            # `messages = self._format_messages_for_api(instruction, state)`): the template is the place.
+            filled = any(earlier.description.startswith(FILLS_SLOT) for earlier in hole.path[:index])
             if any(_same_line(earlier.location, hole.location) for earlier in hole.path[:index]) \
-                    or any(RETURNED_BY.match(later.description) for later in hole.path[index + 1:]):
+                    or any(RETURNED_BY.match(later.description)
+                           and not (filled and _same_line(later.location, hole.location))
+                           for later in hole.path[index + 1:]):
                 return hole
             return replace(hole, location=step.location)
     return hole

@@ -24,6 +24,7 @@ from promptlint.analysis import templates
 from promptlint.analysis.derived import (
     CHOSEN_TOOLS,
     DERIVED,
+    called_with,
     OBSERVED,
     ONE_ITEM_METHODS,
     REQUEST_INPUT,
@@ -2215,6 +2216,8 @@ class Evaluator:
         if category is None and isinstance(client, Obj):
             # A web search client's `search()` (rules/sources.yaml `lookup_types`), however it is named.
             category = self.knowledge.lookup_types.get(f"{client.type}.{method}")
+        if category is None:
+            return _computed_from_tagged(result, method, [*args, *kwargs.values()], frame.module.location(node))
         # Memories are written as the conversation goes: what a memory lookup named so returns
         # changes also for a constant key (`get_user_memories(user_id="default")`); a generic
         # `get` with a constant key on a memory (`memory.get("memory", "")`) reads one field.
@@ -2448,11 +2451,13 @@ class Evaluator:
             if not isinstance(value, (Text, Unknown)) or \
                     not {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & derived:
                 return value
-            # A parameter named like the request's input handed on as it is (`plan(question)`)
-            # has no place of its own: it is placed at the call that hands it over (where an
-            # inferred wrapper's slot view places it too). Not the conversation (`messages`, an
-            # input by its user turn): its history is the stable part.
-            handed_as_is = isinstance(expr, ast.Name) and expr.id in named
+            # A parameter that is the request's input (by its name, `plan(question)`, or by the
+            # user turn it fills, agno's `input`) handed on as it is has no place of its own: it
+            # is placed at the call that hands it over (where an inferred wrapper's slot view
+            # places it too). Not the conversation (`messages`, `history`): its history is the
+            # stable part.
+            handed_as_is = isinstance(expr, ast.Name) and (expr.id in named or expr.id in inputs and not (
+                expr.id in self.knowledge.conversation_inputs or any(w in expr.id.lower() for w in MESSAGE_LIST_WORDS)))
 
             def tag(hole: Hole) -> Hole:
                 placed = replace(hole, location=where) if hole.location is None and handed_as_is else hole
@@ -2586,6 +2591,8 @@ class Evaluator:
                 getattr(annotation.value, "id", None)
             if wrapper in ("Optional", "Union"):  # Optional[Client], Union[Client, None]: the type
                 options = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+                if any(isinstance(option, ast.Name) and option.id == "str" for option in options):
+                    return None  # `Union[str, Message, ...]`: text as likely as any object (agno's run input)
                 return next((found for option in options if not (isinstance(option, ast.Constant)
                                                                   and option.value is None)
                              if (found := self.annotated_type(option, frame)) is not None), None)
@@ -3349,8 +3356,26 @@ OVERRIDE_LEVELS = 3  # subclasses of subclasses searched for them
 
 def _carries_tag(value: Value) -> bool:
     """A value with a hole tagged as request-derived (still unknown where it was made)."""
-    return any(hole.volatility is Volatility.UNKNOWN and hole.origin is not None and hole.origin.category == DERIVED
-               for hole in holes_of(value))
+    return _request_tag(value) is not None
+
+
+def _request_tag(value: Value) -> Hole | None:
+    return next((hole for hole in holes_of(value) if hole.volatility is Volatility.UNKNOWN
+                 and hole.origin is not None and hole.origin.category == DERIVED), None)
+
+
+def _computed_from_tagged(result: Value, method: str, arguments: list[Value], where: Location) -> Value:
+    """What a call the analysis cannot see into returns, computed from an argument tagged as the
+    request's input (`learning.build_context(message=str(input))` in the helper an entry handed
+    its input to): tagged too, as the same computation written in the entry would be derived."""
+    if not isinstance(result, Unknown) or result.hole.origin is not None or result.hole.is_history \
+            or result.hole.volatility is not Volatility.UNKNOWN or result.hole.location != where:
+        return result
+    tag = next((found for value in arguments if (found := _request_tag(value)) is not None), None)
+    if tag is None or tag.origin is None:
+        return result
+    origin = replace(tag.origin, location=where, source=called_with(method, tag.origin.source))
+    return Unknown(replace(result.hole, origin=origin, assumption=tag.assumption))
 
 
 def _last_name(node: ast.AST) -> str | None:

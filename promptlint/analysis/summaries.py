@@ -627,6 +627,8 @@ def _call_name(call: ast.Call) -> str | None:
 def _role_name(value: ast.AST | None) -> str | None:
     if isinstance(value, ast.Constant) and isinstance(value.value, str):
         return value.value.lower()
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        return _role_name(value.values[-1])  # `agent.user_message_role or "user"`: a setting with its default
     if isinstance(value, ast.Attribute):  # MessageRole.SYSTEM
         return value.attr.lower()
     return None
