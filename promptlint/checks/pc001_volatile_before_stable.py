@@ -49,7 +49,11 @@ Values computed from the request's own input are per request too: text built fro
 forms the final user turn (`docs = retriever.search(question)`, `context = build(query)`) and
 placed earlier in the prompt is reported as `request-derived`, and so is a parameter or a local
 named like the request's input (`question`, `query`, `user_question = text_of(messages[-1])`:
-`request_inputs` in rules/prompt_sinks.yaml; the message says the name is the reason). Replacing
+`request_inputs` in rules/prompt_sinks.yaml; the message says the name is the reason). The input
+handed to a helper that builds the system message is followed into it, and what a call the
+analysis cannot see into computes from it there is per request too (a learning store's
+`build_context(message=input)` recalls what matches this input); a parameter typed only as an
+object (`agent: Agent`) is never taken for the input. Replacing
 one item of a list with the input (`messages[-1] = {"role": "user", "content": question}`) does
 not make the list's other items derived. A transcript of the whole
 conversation so far (a parameter named like it: `history`, `chat_history`; `conversation_inputs`)
