@@ -1113,10 +1113,14 @@ def test_a_recall_keyed_by_the_request_is_its_own_finding_next_to_a_clock(tmp_pa
 
 def test_a_role_setting_with_a_default_names_the_role() -> None:
     flows = flows_of('''
-def get_user_message(agent, input):
-    return Message(role=agent.user_message_role or "user", content=input)
+def get_user_message(agent, input, note, plan):
+    first = Message(role=agent.user_message_role or agent.default_role or "user", content=input)
+    second = Message(role=MessageRole.USER, content=note)
+    third = Message(role=agent.user_message_role or "system", content=plan)
+    return [first, second, third]
 ''')
-    assert (1, "input", "user") in flows
+    assert {flow for flow in flows if flow[0] >= 0} >= {(1, "input", "user"), (2, "note", "user"), (3, "plan", "system")}
+    assert not any(param in ("input", "note") and target == "system" for _, param, target in flows)
 
 
 def test_a_parameter_typed_as_an_object_is_not_the_text_of_the_users_turn() -> None:
