@@ -107,7 +107,7 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
 # Types whose values can be the text of a message (or hold it): a parameter annotated with none of
 # them (`agent: Agent`, `run_response: Optional[RunOutput]`) is an object handed along, not text.
 TEXT_TYPES = frozenset({"str", "Any", "Text", "LiteralString", "object", "bytes", "list", "List", "dict", "Dict",
-                        "Sequence", "Mapping", "Iterable", "tuple", "Tuple", "TypeVar"})
+                        "Sequence", "Mapping", "Iterable", "tuple", "Tuple"})
 
 
 def _typed_as_objects(function: ast.AST) -> set[str]:
@@ -121,6 +121,8 @@ def _typed_as_objects(function: ast.AST) -> set[str]:
 
 
 def _names_an_object(annotation: ast.expr) -> bool:
+    """`Agent`, `Optional[RunOutput]`: only object types. `Union[str, Message]`, `Literal["a"]`
+    (its strings), a container or no name at all: possibly text."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # `agent: "Agent"`
         try:
             annotation = ast.parse(annotation.value, mode="eval").body

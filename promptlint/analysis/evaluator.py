@@ -24,12 +24,12 @@ from promptlint.analysis import templates
 from promptlint.analysis.derived import (
     CHOSEN_TOOLS,
     DERIVED,
-    called_with,
     OBSERVED,
     ONE_ITEM_METHODS,
     REQUEST_INPUT,
     RUN_STATE,
     assigned_names,
+    called_with,
     derived_names,
     input_names,
     local_names,
