@@ -850,7 +850,8 @@ class Evaluator:
         if not isinstance(frame.self_value, Instance) or not body:
             return carried
         by_class = body[0].__dict__.setdefault("_carried_by_methods", {})
-        key = id(frame.self_value.info.node)
+        # By name: a class parsed again (its module evicted) may get the id of another's node.
+        key = frame.self_value.info.qualname
         if key not in by_class:
             classes = self.mro(frame.self_value.info)
 
