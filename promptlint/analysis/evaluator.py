@@ -2458,7 +2458,7 @@ class Evaluator:
             # places it too). Not the conversation (`messages`, `history`): its history is the
             # stable part.
             handed_as_is = isinstance(expr, ast.Name) and (expr.id in named or expr.id in inputs and not (
-                expr.id in self.knowledge.conversation_inputs or any(w in expr.id.lower() for w in MESSAGE_LIST_WORDS)))
+                expr.id in self.knowledge.conversation_inputs or _named_like_a_message_list(expr.id)))
 
             def tag(hole: Hole) -> Hole:
                 placed = replace(hole, location=where) if hole.location is None and handed_as_is else hole
@@ -3613,8 +3613,11 @@ def _a_conversation_slice(node: ast.expr) -> bool:
     """A run cut from a list named like a conversation (`chat_history[1:]`): a list of messages."""
     if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)):
         return False
-    name = (_last_name(node.value) or "").lower()
-    return any(word in name for word in MESSAGE_LIST_WORDS)
+    return _named_like_a_message_list(_last_name(node.value) or "")
+
+
+def _named_like_a_message_list(name: str) -> bool:
+    return any(word in name.lower() for word in MESSAGE_LIST_WORDS)
 
 
 def _named_like_a_conversation(attribute: str) -> bool:
