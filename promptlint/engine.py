@@ -918,7 +918,9 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
     """A request-derived value judged bare where it is handed to an inferred wrapper (the slot
     alone: `system text passed to _reflect()`), while the same value, from the same origin, has a
     finding where a callee builds it into prompt text: one root cause. The hand-off sees only the
-    slot, not the text around it, so it is listed on the other finding."""
+    slot, not the text around it, so it is listed on the other finding. So is a bare hand-off of
+    the request's input into a prompt whose call already has a finding on that input from another
+    entry (Agent-S: the task handed to the worker, and the task typed at its command line)."""
     def derived(finding: Finding) -> bool:
         return finding.volatile_source is not None and finding.volatile_source.category == "request-derived"
 
@@ -927,16 +929,25 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
             and _wrapper_called(finding) is not None
 
     built = {(f.rule, f.volatile_source.location): f for f in findings if derived(f) and not bare(f)}
-    folded: dict[int, list[Finding]] = {}
+    at_call = {(f.rule, f.call_site.location): f for f in findings if f.volatile_source is not None
+               and f.volatile_source.category in REQUEST_CATEGORIES and not bare(f)}
+    folded: dict[int, list[RelatedLocation]] = {}
     result = []
     for finding in findings:
-        other = built.get((finding.rule, finding.volatile_source.location)) if bare(finding) else None
+        same_value = built.get((finding.rule, finding.volatile_source.location)) if bare(finding) else None
+        same_call = at_call.get((finding.rule, finding.call_site.location)) if bare(finding) else None
+        other = same_value or same_call
         if other is not None and other.severity.rank >= finding.severity.rank:
-            folded.setdefault(id(other), []).append(finding)
+            note = _reaching_too(finding.call_site) if same_value is not None else \
+                RelatedLocation(finding.location, "the request's input is also handed to this prompt here")
+            folded.setdefault(id(other), []).append(note)
         else:
             result.append(finding)
-    return [replace(f, related=(*f.related, *(_reaching_too(o.call_site) for o in folded[id(f)])))
-            if id(f) in folded else f for f in result]
+    return [replace(f, related=(*f.related, *folded[id(f)])) if id(f) in folded else f for f in result]
+
+
+# Categories of the request's own input (typed at a prompt, or derived from the user's turn).
+REQUEST_CATEGORIES = frozenset({"request-derived", "user-input"})
 
 
 def _reaching_too(site: CallSite) -> RelatedLocation:

@@ -1157,6 +1157,18 @@ def test_the_bare_hand_off_of_a_value_built_into_a_prompt_below_is_listed_on_tha
     # A hand-off with an origin of its own stays a finding.
     elsewhere = replace(bare, volatile_source=replace(built.volatile_source, location=site.location), location=site.location)
     assert len(finalize([elsewhere, built], config, [root], root)) == 2
+    # ... unless the same prompt's call already has a finding on the request's input, made by
+    # another entry (Agent-S: the task typed at the command line, and the task handed to the worker).
+    worker = replace(site, location=replace(site.location, path="app/worker.py", line=9))
+    elsewhere = replace(elsewhere, call_site=worker)
+    typed = replace(built, call_site=worker, volatile_source=replace(built.volatile_source, category="user-input"))
+    [kept_one] = finalize([elsewhere, typed], config, [root], root)
+    assert (kept_one.location.path, kept_one.location.line) == ("app/prompts.py", 3)
+    assert [(r.location.path, r.location.line) for r in kept_one.related
+            if r.message == "the request's input is also handed to this prompt here"] == [("app/agent.py", 5)]
+    # Another kind of value at that call (a retrieval) is a root cause of its own.
+    retrieved = replace(typed, volatile_source=replace(built.volatile_source, category="retrieval"))
+    assert len(finalize([elsewhere, retrieved], config, [root], root)) == 2
 
 
 def test_a_derived_value_already_placed_in_a_template_slot_stays_there() -> None:
