@@ -324,3 +324,28 @@ def test_a_list_is_no_instance_of_a_project_class(tmp_path: Path) -> None:
 def test_a_data_model_dumped_is_a_dict_of_its_fields(tmp_path: Path) -> None:
     # Before, `model_dump()` of a pydantic message was unknown.
     assert twins(tmp_path, DUMPED_DATA_MODELS) == [(21, "PC001", "error")]
+
+
+def test_a_call_memo_key_keeps_its_receiver_alive() -> None:
+    """The call memo names the receiver by its id(); were the receiver freed while the key lives,
+    a new object at the same address would be served the old one's result, and a finding would
+    depend on what the process happened to allocate before (DB-GPT's evaluation metrics: an info
+    finding reported on some `-j 2` runs only)."""
+    import ast
+    import gc
+    import weakref
+
+    from promptlint.analysis.evaluator import Frame, _call_key
+    from promptlint.analysis.values import FuncVal, Instance
+
+    receiver = Instance(info=None)
+    method = FuncVal(module=None, node=ast.parse("def run(self): pass").body[0], qualname="Agent.run",
+                     self_value=receiver)
+    key = _call_key(method, Frame(module=None), [], {}, {})  # type: ignore[arg-type]
+    alive = weakref.ref(receiver)
+    del receiver, method
+    gc.collect()
+    assert alive() is not None
+    del key
+    gc.collect()
+    assert alive() is None

@@ -3501,11 +3501,15 @@ class CallKey:
     every time (hashing the same key for the check, the lookup and the store took a quarter of
     a run on kyegomez/swarms)."""
 
-    __slots__ = ("parts", "digest")
+    __slots__ = ("parts", "digest", "receiver")
 
-    def __init__(self, parts: tuple, digest: int) -> None:
+    def __init__(self, parts: tuple, digest: int, receiver: object = None) -> None:
         self.parts = parts
         self.digest = digest
+        # The receiver is keyed by identity; holding it keeps its id from being reused by another
+        # object while the memo lives (a reused id returned another object's result, so findings
+        # depended on what the process had allocated before).
+        self.receiver = receiver
 
     def __hash__(self) -> int:
         return self.digest
@@ -3555,7 +3559,7 @@ def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, 
     parts = (id(func.node), id(func.self_value), frame.import_time, frame.first_turn, tuple(args),
              tuple(sorted(kwargs.items())), tuple(sorted(inherited.items())))
     try:
-        return CallKey(parts, hash(parts))
+        return CallKey(parts, hash(parts), func.self_value)
     except (TypeError, RecursionError):
         return None
 
