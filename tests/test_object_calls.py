@@ -6,7 +6,8 @@ long-term memory), and a default a helper fills in only when it is handed nothin
 the default is never used. Also the conversation objects gpt-pilot builds (a base class's
 constructor through `super()`, a fork returned with its copied messages, a client object called as
 a function), a classmethod called through its class, a hand-written dedent helper, and PC003 left
-quiet where a set's order follows text that changes on every call (sweep)."""
+quiet where a set's order follows text that changes on every call (sweep), and a mixin's call of
+a method its class gets from another base in another module (crewAI's `Flow`)."""
 
 from __future__ import annotations
 
@@ -353,3 +354,62 @@ def test_getattr_with_a_literal_name_reads_the_attribute(tmp_path: Path) -> None
     root = tmp_path / "invalid"
     (finding,) = analyze([root], Config(root=root, cache_dir=None), cwd=root).findings
     assert finding.estimate is not None and not finding.estimate.unknown_length  # `notes` read as its ""
+
+
+MIXIN_RUNTIME = '''
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class RuntimeFlow:
+    def complete(self, system: str, question: str) -> str:
+        messages = [{"role": "system", "content": system}, *self.history, {"role": "user", "content": question}]
+        reply = client.chat.completions.create(model="gpt-4o", messages=messages)
+        return reply.choices[0].message.content
+'''
+
+MIXIN = '''
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+RULES = "You route a conversation. Answer with one of the outcomes listed. " * 30
+
+
+class ConversationalMixin:
+    if TYPE_CHECKING:
+        def complete(self, system: str, question: str) -> str:
+            pass
+
+    def answer(self, question: str) -> str:
+        system = SYSTEM
+        return self.complete(system, QUESTION)
+'''
+
+MIXED = '''
+from pkg.mixin import ConversationalMixin
+from pkg.runtime import RuntimeFlow
+
+
+class Flow(ConversationalMixin, RuntimeFlow):
+    pass
+'''
+
+
+def test_a_mixin_calls_the_method_its_class_gets_from_another_base(tmp_path: Path) -> None:
+    """crewAI's `_ConversationalMixin` calls `self._collapse_to_outcome(...)`, declared only under
+    `if TYPE_CHECKING:`; `class Flow(_ConversationalMixin, RuntimeFlow)` gets it from its other
+    base, in another module. The prompt the mixin builds is judged at the request that method
+    sends (the history after it known), not left at the hand-off."""
+    def tree(name: str, system: str, question: str) -> Path:
+        return write_tree(tmp_path / name, {
+            "pkg/__init__.py": "", "pkg/runtime.py": MIXIN_RUNTIME, "pkg/flow.py": MIXED,
+            "pkg/mixin.py": MIXIN.replace("SYSTEM", system).replace("QUESTION", question)})
+
+    root = tree("invalid", 'f"Today is {datetime.now()}.\\n{RULES}"', "question")
+    stamped = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert [(f.location.path, f.location.line, f.rule, f.severity.value) for f in stamped.findings] == \
+        [("pkg/mixin.py", 13, "PC001", "error")]
+    assert "`openai.chat.completions` prompt" in stamped.findings[0].message
+    assert stamped.findings[0].call_site.location.path == "pkg/runtime.py"
+    assert findings(tree("valid", "RULES", 'f"Today is {datetime.now()}.\\n{question}"')) == []

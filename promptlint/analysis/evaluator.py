@@ -357,6 +357,7 @@ class Evaluator:
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
         self._mro: dict[int, tuple[ClassInfo, list[ClassInfo]]] = {}
+        self._mixed_in: dict[tuple[str, str], FuncVal | None] = {}
         self._discarded = 0  # id of the call whose statement drops its result
         self._llm_loops: dict[int, bool] = {}
         # The attributes a model callback writes system text to (rules/prompt_sinks.yaml
@@ -398,6 +399,7 @@ class Evaluator:
         self._calls.clear()
         self._stored.clear()
         self._mro.clear()
+        self._mixed_in.clear()
 
     # --- entry points ------------------------------------------------------------------------
 
@@ -2099,6 +2101,9 @@ class Evaluator:
                     and (dumped := self.dumped(receiver)) is not None:
                 return dumped
             callee = self.attribute(receiver, func.attr, frame, func)
+            if isinstance(receiver, Instance) and _plainly_unknown(callee) and frame.depth <= OVERRIDE_DEPTH \
+                    and isinstance(func.value, ast.Name) and func.value.id == "self":
+                callee = self.mixed_in_method(receiver, func.attr) or callee
         forwarded = self.forwarded(func, callee, args, kwargs, frame)
         if forwarded is not None:
             callee, args, kwargs = forwarded
@@ -2401,6 +2406,41 @@ class Evaluator:
                                              Instance(info, func.self_value.attrs)))
             level = below
         return found
+
+    def mixed_in_method(self, inst: Instance, name: str) -> FuncVal | None:
+        """A method a mixin calls on `self` and does not define (declared at most under `if
+        TYPE_CHECKING:`, which defines nothing at run time): the one a project class that mixes
+        it in gets from its other bases (`class Flow(ConversationalMixin, RuntimeFlow)`), run on
+        an object of that class. The first such class found, a few levels of subclasses down."""
+        key = (inst.info.qualname, name)
+        if key not in self._mixed_in:
+            self._mixed_in[key] = next(self._providers_below(inst, name), None)
+        return self._mixed_in[key]
+
+    def _providers_below(self, inst: Instance, name: str) -> Iterator[FuncVal]:
+        seen = {inst.info.qualname}
+        level = [inst.info.name]
+        for _ in range(OVERRIDE_LEVELS):
+            below: list[str] = []
+            for base in level:
+                for path, class_name in self.project.subclass_candidates(base):
+                    module = self.project.module_at(path)
+                    info = module.classes.get(class_name) if module is not None else None
+                    if self._names_read is not None:
+                        self._names_read[path].add(class_name)
+                    if info is None or info.qualname in seen:
+                        continue
+                    order = self.mro(info)
+                    if not any(klass.qualname == inst.info.qualname for klass in order[1:]):
+                        continue
+                    seen.add(info.qualname)
+                    below.append(class_name)
+                    provider = next((klass for klass in order
+                                     if name in klass.methods and not _is_stub(klass.methods[name])), None)
+                    if provider is not None:
+                        yield FuncVal(provider.module, provider.methods[name], f"{provider.qualname}.{name}",
+                                      Instance(info, inst.attrs))
+            level = below
 
     def conversation_read(self, node: ast.Call | None, result: Value, frame: Frame) -> Value:
         """What a method of the whole conversation so far returns (`history.build_context()`, the
