@@ -2383,43 +2383,20 @@ class Evaluator:
         """The project's implementations of an abstract method, in the subclasses (and their
         subclasses, a few levels down) of the class that declares it."""
         owner_name, _, method = func.qualname.rpartition(".")
-        owner = owner_name.rpartition(".")[2]
         found: list[FuncVal] = []
-        seen = {owner_name}
-        level = [owner]
-        for _ in range(OVERRIDE_LEVELS):
-            below: list[str] = []
-            for base in level:
-                for path, name in self.project.subclass_candidates(base):
-                    module = self.project.module_at(path)
-                    info = module.classes.get(name) if module is not None else None
-                    if self._names_read is not None:
-                        self._names_read[path].add(name)
-                    if info is None or info.qualname in seen or \
-                            not any(c.qualname == owner_name for c in self.mro(info)[1:]):
-                        continue
-                    seen.add(info.qualname)
-                    below.append(name)
-                    body = info.methods.get(method)
-                    if body is not None and not _is_stub(body):
-                        found.append(FuncVal(info.module, body, f"{info.qualname}.{method}",
-                                             Instance(info, func.self_value.attrs)))
-            level = below
+        for info, _ in self.subclasses_below(owner_name.rpartition(".")[2], owner_name):
+            body = info.methods.get(method)
+            if body is not None and not _is_stub(body):
+                found.append(FuncVal(info.module, body, f"{info.qualname}.{method}",
+                                     Instance(info, func.self_value.attrs)))
         return found
 
-    def mixed_in_method(self, inst: Instance, name: str) -> FuncVal | None:
-        """A method a mixin calls on `self` and does not define (declared at most under `if
-        TYPE_CHECKING:`, which defines nothing at run time): the one a project class that mixes
-        it in gets from its other bases (`class Flow(ConversationalMixin, RuntimeFlow)`), run on
-        an object of that class. The first such class found, a few levels of subclasses down."""
-        key = (inst.info.qualname, name)
-        if key not in self._mixed_in:
-            self._mixed_in[key] = next(self._providers_below(inst, name), None)
-        return self._mixed_in[key]
-
-    def _providers_below(self, inst: Instance, name: str) -> Iterator[FuncVal]:
-        seen = {inst.info.qualname}
-        level = [inst.info.name]
+    def subclasses_below(self, name: str, qualname: str) -> Iterator[tuple[ClassInfo, list[ClassInfo]]]:
+        """The project's subclasses of a class (its last name and qualified name), and theirs,
+        OVERRIDE_LEVELS down, each with its classes in method resolution order; found anywhere in
+        the project by the names of their bases, each checked to inherit from the class."""
+        seen = {qualname}
+        level = [name]
         for _ in range(OVERRIDE_LEVELS):
             below: list[str] = []
             for base in level:
@@ -2431,16 +2408,29 @@ class Evaluator:
                     if info is None or info.qualname in seen:
                         continue
                     order = self.mro(info)
-                    if not any(klass.qualname == inst.info.qualname for klass in order[1:]):
+                    if not any(klass.qualname == qualname for klass in order[1:]):
                         continue
                     seen.add(info.qualname)
                     below.append(class_name)
-                    provider = next((klass for klass in order
-                                     if name in klass.methods and not _is_stub(klass.methods[name])), None)
-                    if provider is not None:
-                        yield FuncVal(provider.module, provider.methods[name], f"{provider.qualname}.{name}",
-                                      Instance(info, inst.attrs))
+                    yield info, order
             level = below
+
+    def mixed_in_method(self, inst: Instance, name: str) -> FuncVal | None:
+        """A method a mixin calls on `self` and does not define (declared at most under `if
+        TYPE_CHECKING:`, which defines nothing at run time): the one a project class that mixes
+        it in gets from its other bases (`class Flow(ConversationalMixin, RuntimeFlow)`), run on
+        an object of that class. The first such class found, a few levels of subclasses down."""
+        key = (inst.info.qualname, name)
+        if key not in self._mixed_in:
+            self._mixed_in[key] = None
+            for info, order in self.subclasses_below(inst.info.name, inst.info.qualname):
+                provider = next((klass for klass in order
+                                 if name in klass.methods and not _is_stub(klass.methods[name])), None)
+                if provider is not None:
+                    self._mixed_in[key] = FuncVal(provider.module, provider.methods[name],
+                                                  f"{provider.qualname}.{name}", Instance(info, inst.attrs))
+                    break
+        return self._mixed_in[key]
 
     def conversation_read(self, node: ast.Call | None, result: Value, frame: Frame) -> Value:
         """What a method of the whole conversation so far returns (`history.build_context()`, the
