@@ -151,3 +151,32 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
     assert run_cli("check", "does-not-exist", cwd=tmp_path).returncode == 2
     assert run_cli("check", ".", "--format", "yaml", cwd=tmp_path).returncode == 2
     assert run_cli("check", ".", "--select", "XX999", cwd=tmp_path).returncode == 2
+
+
+def test_findings_do_not_depend_on_the_order_entries_are_evaluated_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker evaluates its entries one after another and keeps parsed modules and per-class
+    facts between them: what it ran before must not change an entry's result. The whole corpus,
+    in one process, in path order and in reverse order: the same findings and layouts. (A memo
+    keyed by `id()` broke this on DB-GPT, where the same check found it: bench/RESULTS.md,
+    forty-fifth session.)"""
+    from dataclasses import replace
+
+    from promptlint import parallel
+
+    root = FIXTURES / "corpus"
+    config = replace(load_config(root), cache_dir=None, show_info=True, jobs=1)
+    evaluate = parallel.Workers.evaluate
+
+    def run(reverse: bool) -> tuple[list[tuple[str, str, int, str]], list[str]]:
+        def in_order(self: parallel.Workers, tasks: list, parallel_: bool) -> list:
+            done = evaluate(self, tasks[::-1] if reverse else tasks, parallel_)
+            return done[::-1] if reverse else done
+
+        monkeypatch.setattr(parallel.Workers, "evaluate", in_order)
+        result = analyze([root], config, cwd=root)
+        return (sorted((f.rule, f.location.path, f.location.line, f.message) for f in result.findings),
+                sorted(map(repr, result.layouts)))
+
+    forward, backward = run(False), run(True)
+    assert len(forward[0]) >= 40
+    assert forward == backward
