@@ -413,3 +413,16 @@ def test_a_mixin_calls_the_method_its_class_gets_from_another_base(tmp_path: Pat
     assert "`openai.chat.completions` prompt" in stamped.findings[0].message
     assert stamped.findings[0].call_site.location.path == "pkg/runtime.py"
     assert findings(tree("valid", "RULES", 'f"Today is {datetime.now()}.\\n{question}"')) == []
+
+
+def test_an_attribute_set_on_the_object_shadows_a_mixed_in_method(tmp_path: Path) -> None:
+    """`self.complete = complete` in the mixin's constructor: the call runs what was handed in
+    (unknown here), not the method a subclass gets from its other base."""
+    shadowed = MIXIN.replace("    def answer(", "    def __init__(self, complete) -> None:\n"
+                             "        self.complete = complete\n\n    def answer(")
+    root = write_tree(tmp_path / "shadowed", {
+        "pkg/__init__.py": "", "pkg/runtime.py": MIXIN_RUNTIME, "pkg/flow.py": MIXED,
+        "pkg/mixin.py": shadowed.replace("SYSTEM", 'f"Today is {datetime.now()}.\\n{RULES}"')
+        .replace("QUESTION", "question")})
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert all(f.call_site.location.path != "pkg/runtime.py" for f in result.findings)

@@ -2102,7 +2102,10 @@ class Evaluator:
                 return dumped
             callee = self.attribute(receiver, func.attr, frame, func)
             if isinstance(receiver, Instance) and _plainly_unknown(callee) and frame.depth <= OVERRIDE_DEPTH \
-                    and isinstance(func.value, ast.Name) and func.value.id == "self":
+                    and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                    and all(name != func.attr for name, _ in receiver.attrs) \
+                    and self.class_attribute(receiver.info, func.attr, frame, receiver) is None:
+                # Not an attribute its classes set (`self.complete = complete`): that would win.
                 callee = self.mixed_in_method(receiver, func.attr) or callee
         forwarded = self.forwarded(func, callee, args, kwargs, frame)
         if forwarded is not None:
