@@ -135,3 +135,40 @@ def test_converter_reads_tiktoken_files(tmp_path):
     ranks_file = tmp_path / "tiny.tiktoken"
     ranks_file.write_bytes(b"".join(base64.b64encode(bytes([b])) + b" %d\n" % b for b in range(256)))
     assert load_ranks(ranks_file)[b"a"] == 97
+
+
+def test_a_run_with_nothing_to_count_never_imports_the_tokenizer_library(tmp_path: Path) -> None:
+    """A clean run (a pre-commit hook on most commits) pays for neither the tokenizer's load nor
+    the `tokenizers` import; a run with a finding imports it to count."""
+    import subprocess
+    import sys
+
+    def imported_after(source: str) -> str:
+        root = tmp_path / str(len(source))
+        root.mkdir()
+        (root / "app.py").write_text(source, encoding="utf-8")
+        code = ("import sys; from pathlib import Path; from promptlint.config import Config; "
+                "from promptlint.engine import analyze; "
+                f"root = Path({str(root)!r}); analyze([root], Config(root=root, cache_dir=None), cwd=root); "
+                "print('tokenizers' in sys.modules)")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+    assert imported_after("x = 1\n") == "False"
+    assert imported_after(STAMPED_APP) == "True"
+
+
+STAMPED_APP = '''
+from datetime import datetime
+
+from openai import OpenAI
+
+client = OpenAI()
+RULES = "Answer with the refund policy of the shop, quoting its sections by number. " * 40
+
+
+def answer(question: str) -> str:
+    system = f"Today is {datetime.now()}. {RULES}"
+    reply = client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+'''

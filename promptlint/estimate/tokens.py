@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable
-
-from tokenizers import Tokenizer
+from typing import TYPE_CHECKING, Callable
 
 from promptlint.config import ConfigError
+
+if TYPE_CHECKING:  # imported where a tokenizer is loaded: a run with nothing to count never imports it
+    from tokenizers import Tokenizer
 
 DEFAULT_TOKENIZER = "o200k_base"
 # Bundled tokenizers under promptlint/data/ (package data: found in a checkout and in a wheel).
@@ -101,6 +102,8 @@ def _load_counter(spec: str, root: Path) -> TokenCounter:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"tokenizer '{spec}': cannot read {path}: {exc}") from None
+    from tokenizers import Tokenizer
+
     try:  # parsed now, not when first needed: a broken file is reported even when no text is new
         text = gzip.decompress(raw) if path.suffix == ".gz" else raw
         tokenizer = Tokenizer.from_str(text.decode("utf-8"))
@@ -110,6 +113,8 @@ def _load_counter(spec: str, root: Path) -> TokenCounter:
 
 
 def _bundled_tokenizer(filename: str) -> Tokenizer:
+    from tokenizers import Tokenizer
+
     data = resources.files("promptlint").joinpath("data", filename).read_bytes()
     return Tokenizer.from_str(gzip.decompress(data).decode("utf-8"))
 
