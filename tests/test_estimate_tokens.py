@@ -143,6 +143,8 @@ def test_a_run_with_nothing_to_count_never_imports_the_tokenizer_library(tmp_pat
     import subprocess
     import sys
 
+    from tests.test_cache_incremental import CLOCK_FIRST
+
     def imported_after(source: str) -> str:
         root = tmp_path / str(len(source))
         root.mkdir()
@@ -154,21 +156,5 @@ def test_a_run_with_nothing_to_count_never_imports_the_tokenizer_library(tmp_pat
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
     assert imported_after("x = 1\n") == "False"
-    assert imported_after(STAMPED_APP) == "True"
+    assert imported_after(CLOCK_FIRST) == "True"
 
-
-STAMPED_APP = '''
-from datetime import datetime
-
-from openai import OpenAI
-
-client = OpenAI()
-RULES = "Answer with the refund policy of the shop, quoting its sections by number. " * 40
-
-
-def answer(question: str) -> str:
-    system = f"Today is {datetime.now()}. {RULES}"
-    reply = client.chat.completions.create(model="gpt-4o", messages=[
-        {"role": "system", "content": system}, {"role": "user", "content": question}])
-    return reply.choices[0].message.content
-'''
