@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from promptlint import cache as cache_store
-from promptlint.analysis.derived import CALLED_WITH
+from promptlint.analysis.derived import CALLED_WITH, DERIVED
 from promptlint.analysis.evaluator import PASSED_TO
 from promptlint.analysis.layout import MESSAGE_LIST_API, is_assembly
 from promptlint.analysis.index import subclass_index
@@ -80,6 +80,8 @@ from promptlint.reach_inputs import FileInputs, file_inputs, flow_names, moved_i
 # level): it is still given to a worker, which reports why.
 NOT_PARSED = (-1,)
 MIN_PARALLEL_BYTES = 400_000  # below this much entry source, worker start-up costs more than it saves
+# Origin categories of the request's own input (derived from the user's turn, or typed at a prompt).
+REQUEST_CATEGORIES = frozenset({DERIVED, "user-input"})
 
 
 def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> AnalysisResult:
@@ -922,7 +924,7 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
     the request's input into a prompt whose call already has a finding on that input from another
     entry (Agent-S: the task handed to the worker, and the task typed at its command line)."""
     def derived(finding: Finding) -> bool:
-        return finding.volatile_source is not None and finding.volatile_source.category == "request-derived"
+        return finding.volatile_source is not None and finding.volatile_source.category == DERIVED
 
     def bare(finding: Finding) -> bool:
         return derived(finding) and finding.location == finding.volatile_source.location \
@@ -944,10 +946,6 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
         else:
             result.append(finding)
     return [replace(f, related=(*f.related, *folded[id(f)])) if id(f) in folded else f for f in result]
-
-
-# Categories of the request's own input (typed at a prompt, or derived from the user's turn).
-REQUEST_CATEGORIES = frozenset({"request-derived", "user-input"})
 
 
 def _reaching_too(site: CallSite) -> RelatedLocation:

@@ -120,14 +120,23 @@ def _typed_as_objects(function: ast.AST) -> set[str]:
             if a.annotation is not None and _names_an_object(a.annotation)}
 
 
+def written_annotation(annotation: ast.expr) -> ast.expr | None:
+    """The annotation as an expression: a string one (`agent: "Agent"`) parsed; None if it does
+    not parse."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return annotation
+
+
 def _names_an_object(annotation: ast.expr) -> bool:
     """`Agent`, `Optional[RunOutput]`: only object types. `Union[str, Message]`, `Literal["a"]`
     (its strings), a container or no name at all: possibly text."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # `agent: "Agent"`
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return False
+    annotation = written_annotation(annotation)
+    if annotation is None:
+        return False
     names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(annotation)
              if isinstance(n, (ast.Name, ast.Attribute))}
     return bool(names) and not names & TEXT_TYPES and not any(

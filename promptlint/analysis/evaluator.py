@@ -33,6 +33,7 @@ from promptlint.analysis.derived import (
     derived_names,
     input_names,
     local_names,
+    written_annotation,
     parameter_names,
     tag_conversation_read,
     tag_request_derived,
@@ -2101,11 +2102,7 @@ class Evaluator:
                     and (dumped := self.dumped(receiver)) is not None:
                 return dumped
             callee = self.attribute(receiver, func.attr, frame, func)
-            if isinstance(receiver, Instance) and _plainly_unknown(callee) and frame.depth <= OVERRIDE_DEPTH \
-                    and isinstance(func.value, ast.Name) and func.value.id == "self" \
-                    and all(name != func.attr for name, _ in receiver.attrs) \
-                    and self.class_attribute(receiver.info, func.attr, frame, receiver) is None:
-                # Not an attribute its classes set (`self.complete = complete`): that would win.
+            if self.undefined_on_self(receiver, func, callee, frame):
                 callee = self.mixed_in_method(receiver, func.attr) or callee
         forwarded = self.forwarded(func, callee, args, kwargs, frame)
         if forwarded is not None:
@@ -2418,6 +2415,14 @@ class Evaluator:
                     yield info, order
             level = below
 
+    def undefined_on_self(self, receiver: Value, func: ast.Attribute, callee: Value, frame: Frame) -> bool:
+        """`self.name(...)`, a few frames down at most, where neither the object nor its classes
+        define `name` (an attribute they set, `self.complete = complete`, would win at run time)."""
+        return isinstance(receiver, Instance) and _plainly_unknown(callee) and frame.depth <= OVERRIDE_DEPTH \
+            and isinstance(func.value, ast.Name) and func.value.id == "self" \
+            and all(name != func.attr for name, _ in receiver.attrs) \
+            and self.class_attribute(receiver.info, func.attr, frame, receiver) is None
+
     def mixed_in_method(self, inst: Instance, name: str) -> FuncVal | None:
         """A method a mixin calls on `self` and does not define (declared at most under `if
         TYPE_CHECKING:`, which defines nothing at run time): the one a project class that mixes
@@ -2613,11 +2618,9 @@ class Evaluator:
     def annotated_type(self, annotation: ast.expr, frame: Frame) -> Value | None:
         """A parameter annotated with an LLM client class is such a client; one annotated with a
         framework's run context carries the run's state (rules/sources.yaml run_state)."""
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:
-                annotation = ast.parse(annotation.value, mode="eval").body
-            except SyntaxError:
-                return None
+        annotation = written_annotation(annotation)
+        if annotation is None:
+            return None
         if isinstance(annotation, ast.BinOp):  # X | None
             return self.annotated_type(annotation.left, frame)
         if isinstance(annotation, ast.Subscript):
