@@ -895,10 +895,11 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
     def line(finding: Finding) -> tuple:  # of one severity: a value that changes more often is reported too
         return finding.rule, finding.severity, finding.call_site.location, finding.location.path, finding.location.line
 
-    one_each = _merged(findings, origin, lambda f: RelatedLocation(f.location, "also enters the prompt here"))
+    one_each = _merged(findings, origin,
+                       lambda f: RelatedLocation(f.location, "also enters the prompt here", note=True))
     return _merged(one_each, line, lambda f: RelatedLocation(
-        f.volatile_source.location, f"`{f.volatile_source.source}` also fills this place") if f.volatile_source
-        else RelatedLocation(f.location, "also reported here"))
+        f.volatile_source.location, f"`{f.volatile_source.source}` also fills this place", note=True)
+        if f.volatile_source else RelatedLocation(f.location, "also reported here", note=True))
 
 
 def _merged(findings: list[Finding], key: Callable[[Finding], tuple],
@@ -941,7 +942,7 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
         other = same_value or same_call
         if other is not None and other.severity.rank >= finding.severity.rank:
             note = _reaching_too(finding.call_site) if same_value is not None else \
-                RelatedLocation(finding.location, "the request's input is also handed to this prompt here")
+                RelatedLocation(finding.location, "the request's input is also handed to this prompt here", note=True)
             folded.setdefault(id(other), []).append(note)
         else:
             result.append(finding)
@@ -949,7 +950,7 @@ def _fold_wrapper_handoffs(findings: list[Finding]) -> list[Finding]:
 
 
 def _reaching_too(site: CallSite) -> RelatedLocation:
-    return RelatedLocation(site.location, f"also reaches the `{site.api}` call here")
+    return RelatedLocation(site.location, f"also reaches the `{site.api}` call here", note=True)
 
 
 def _preferred(finding: Finding, current: Finding, layouts: Sequence[PromptLayout] = ()) -> bool:

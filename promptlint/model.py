@@ -190,6 +190,7 @@ class CallSite:
 # How a finding's related location names an LLM call its prompt reaches through a wrapper, and how
 # many such calls are kept per wrapper name (a name shared by every provider class reaches many).
 SENDS = "which sends it with the"
+REACHES = "reaches the"  # the last step of a path: "reaches the `openai.chat.completions` call here"
 MAX_REACHED = 16
 
 
@@ -235,6 +236,10 @@ class Fix:
 class RelatedLocation:
     location: Location
     message: str
+    # False: a step of the value's path (or a call it reaches). True: something else said about
+    # the finding – another place the same cause shows, the option that adds the value – which
+    # reporters list apart from the path (text `note` lines, not a SARIF code-flow step).
+    note: bool = False
 
     @property
     def is_origin(self) -> bool:

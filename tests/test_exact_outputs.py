@@ -365,7 +365,8 @@ def test_json_finding_record_is_exactly_the_contract() -> None:
         "lost_tokens_per_call": 1664,
         "hint": "move it",
         "fingerprint": "0123456789abcdef",
-        "related": [{"path": "bot/prompts.py", "line": 48, "message": "born here"}],
+        # `note` added: false for a step of the value's path, true for a note beside it
+        "related": [{"path": "bot/prompts.py", "line": 48, "message": "born here", "note": False}],
         "estimate": {"lost_tokens_per_call": 1664, "tokenizer": "o200k_base", "exact": True,
                      "unknown_length": False, "note": "n",
                      "losses": [{"provider": "openai", "model": "gpt-4o", "lost_tokens_per_call": 1664,

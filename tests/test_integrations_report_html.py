@@ -312,3 +312,24 @@ def test_a_large_project_stays_legible(tmp_path: Path) -> None:
     assert sites and "28 other call sites" in sites.group(0)
     assert layout_problems(path) == []
     assert layout_problems(path, width=800) == []  # narrower: still nothing cut (labels wrap)
+
+
+def test_a_finding_lists_its_notes_apart_from_the_values_path() -> None:
+    """The ordered path holds the value's steps; a note (another call the same value reaches)
+    is listed under it, not numbered as a step."""
+    from promptlint.config import Config
+    from promptlint.model import AnalysisResult, CallSite, Finding, Location, RelatedLocation, Severity
+    from promptlint.reporters.html import render_html
+
+    call = CallSite(Location("app.py", 9, 1, 9, 40), "openai.chat.completions", "openai")
+    related = (RelatedLocation(Location("app.py", 4, 1, 4, 9), "assigned to `prompt`"),
+               RelatedLocation(Location("lib.py", 7, 1, 7, 30), "also reaches the `litellm.completion` call here",
+                               note=True))
+    finding = Finding("PC001", "volatile-before-stable", Severity.ERROR, Location("app.py", 3, 5, 3, 9), "m", call,
+                      related=related)
+    page = render_html(AnalysisResult((finding,), ()), Config(root=Path(".")))
+    path = re.search(r'<ol class="path">(.*?)</ol>', page, re.DOTALL)
+    notes = re.search(r'<ul class="notes">(.*?)</ul>', page, re.DOTALL)
+    assert path and "assigned to" in path.group(1) and "litellm" not in path.group(1)
+    assert notes and "<code>lib.py:7:1</code> also reaches the <code>litellm.completion</code> call here" \
+        in notes.group(1)

@@ -311,6 +311,8 @@ def answer(history: list, provider: str):
     [finding] = findings(root)
     calls = {finding.call_site.api} | {r.message for r in finding.related if r.message.startswith("also reaches")}
     assert calls == {"openai.chat.completions", "also reaches the `litellm.completion` call here"}
+    # a note beside the value's path, not a step of it (reporters list it apart: text `note`)
+    assert [r.note for r in finding.related] == [False] * (len(finding.related) - 1) + [True]
 
 
 def test_a_langchain_chat_template_rendered_anywhere_is_judged_where_it_is_rendered(tmp_path: Path) -> None:

@@ -144,6 +144,22 @@ def test_the_call_is_added_to_related_places_unless_one_already_reaches_a_call(p
                         ["assigned to `prompt`", "reaches the `openai.chat.completions` call here"]]
 
 
+def test_a_note_is_a_related_place_but_no_step_of_the_code_flow(project: Path) -> None:
+    """`also reaches the ... call here` is a note on the finding (another call of a provider
+    switch): listed with the related places, left out of the value's thread flow, and it does not
+    stand for the call the finding reaches."""
+    where = Location("app.py", 2, 1, 2, 5)
+    call = CallSite(Location("app.py", 4, 1, 4, 22), "openai.chat.completions", "openai")
+    note = RelatedLocation(Location("lib.py", 9, 1, 9, 30), "also reaches the `litellm.completion` call here",
+                           note=True)
+    finding = Finding("PC001", "volatile-before-stable", Severity.ERROR, where, "m", call, related=(note,))
+    entry = sarif(AnalysisResult((finding,), ()))["runs"][0]["results"][0]
+    assert [place["message"]["text"] for place in entry["relatedLocations"]] == \
+        ["also reaches the `litellm.completion` call here", "reaches the `openai.chat.completions` call here"]
+    assert [step["location"]["message"]["text"] for step in entry["codeFlows"][0]["threadFlows"][0]["locations"]] \
+        == ["`openai.chat.completions` call"]
+
+
 def test_the_document_is_indented_by_two_and_keeps_unicode(project: Path) -> None:
     finding = Finding("PC001", "volatile-before-stable", Severity.ERROR, Location("app.py", 1, 1, 1, 2),
                       "clock — before the rules", CallSite(Location("app.py", 1, 1, 1, 2), "", ""))

@@ -104,6 +104,24 @@ def test_text_names_the_llm_calls_a_wrapper_sends_the_prompt_with_after_the_call
     ]
 
 
+def test_text_lists_notes_apart_from_the_path_after_the_calls(tmp_path: Path) -> None:
+    """A note (another call the same value reaches, the option that adds it) is no step of the
+    value's path: it is not printed under `via`, and is printed, under `note`, after the calls."""
+    path = app(tmp_path)
+    notes = (RelatedLocation(Location("llm.py", 9, 12, 9, 40), "also reaches the `litellm.completion` call here",
+                             note=True),
+             RelatedLocation(Location(path, 2, 1, 2, 30), "added to the prompt only when this test holds", note=True))
+    judged = replace(finding(path), related=(*finding(path).related, *notes))
+    lines = render_text(AnalysisResult((judged,), ()), Config(), summary=False).splitlines()
+    assert lines[6:11] == [
+        f"   via      {path}:4:1  assigned to `messages`",
+        f"   reaches  {path}:5:1  openai.chat.completions model=gpt-4o",
+        "   note     llm.py:9:12  also reaches the `litellm.completion` call here",
+        f"   note     {path}:2:1  added to the prompt only when this test holds",
+        f"   cost     {format_estimate(ESTIMATE)}",
+    ]
+
+
 def test_text_does_not_repeat_the_place_of_a_finding_that_is_its_own_sink(tmp_path: Path) -> None:
     path = app(tmp_path)
     cut = Location(path, 4, 1, 4, 9)

@@ -9,6 +9,7 @@ from promptlint.model import (
     MAX_REACHED,
     ORIGIN_VERB,
     ORIGIN_VERBS,
+    REACHES,
     SENDS,
     CacheBreakpoint,
     Finding,
@@ -232,7 +233,7 @@ class Rule:
             what = f"`{hole.expression}` ({hole.origin.source})" if hole.origin.category == "request-derived" \
                 else f"`{hole.origin.source}`"
             related.insert(0, RelatedLocation(hole.origin.location, f"{what} {verb}"))
-        related.append(RelatedLocation(layout.call.location, f"reaches the `{layout.call.api}` call here"))
+        related.append(RelatedLocation(layout.call.location, f"{REACHES} `{layout.call.api}` call here"))
         related += sends_related(layout.call.reaches)
         if hole.assumption:
             message += f" (assumption: {hole.assumption})"

@@ -679,7 +679,8 @@ def _with_guard(finding: Finding, hole: Hole) -> Finding:
     kind after another one is a finding of its own (the option that adds it may be on alone)."""
     if hole.guard is None:
         return finding
-    note = RelatedLocation(hole.guard, "added to the prompt only when this test holds (an option of its own)")
+    note = RelatedLocation(hole.guard, "added to the prompt only when this test holds (an option of its own)",
+                           note=True)
     return replace(finding, related=(*finding.related, note))
 
 
@@ -713,7 +714,7 @@ def _also_changes(finding: Finding, hole: Hole) -> Finding:
     if where is None or where == finding.location or any(r.location == where for r in finding.related):
         return finding
     note = f"{describe_hole(hole)} also changes here: move it too"
-    return replace(finding, related=(*finding.related, RelatedLocation(where, note)))
+    return replace(finding, related=(*finding.related, RelatedLocation(where, note, note=True)))
 
 
 def _severity(hole: Hole, after: StableAfter, layout: PromptLayout, index: int,

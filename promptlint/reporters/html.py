@@ -69,7 +69,7 @@ code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .badge.error{background:#c0392b}.badge.warning{background:#d68910}.badge.info{background:#2e86c1}
 pre.frame{background:#f3f4f6;border-radius:4px;padding:8px;overflow-x:auto;margin:8px 0}
 .frame .hit{background:#fde8e4;display:block}.muted{color:#5b6670}
-ol.path{margin:4px 0 4px 18px;padding:0}.empty{color:#5b6670;font-style:italic}
+ol.path,ul.notes{margin:4px 0 4px 18px;padding:0}.empty{color:#5b6670;font-style:italic}
 footer{color:#5b6670;font-size:13px;padding-bottom:32px}
 .bars{display:grid;grid-template-columns:minmax(120px,38%) 1fr auto;gap:6px 10px;align-items:center;
  font-size:13px}
@@ -441,6 +441,10 @@ def _finding(number: int, finding: Finding, new: bool | None = None) -> str:
     if steps:
         lines.append('<ol class="path">' + "".join(f"<li><code>{esc(w)}</code> {rich_text(m)}</li>" for w, m in steps)
                      + "</ol>")
+    notes = [related for related in finding.related if related.note]
+    if notes:  # not steps of the path: other places of the same cause, the option that adds the value
+        lines.append('<ul class="notes">' + "".join(
+            f"<li><code>{esc(r.location.short())}</code> {rich_text(r.message)}</li>" for r in notes) + "</ul>")
     if finding.estimate is not None:
         # The estimator's own line: a zero or unknown loss comes with its reason, never a bare "~0".
         lines.append(f'<p class="cost">Estimate: {esc(estimate_line(finding))}</p>')
@@ -459,7 +463,7 @@ def _path_steps(finding: Finding) -> Iterable[tuple[str, str]]:
         source = finding.volatile_source
         yield source.location.short(), f"born here: {source.quoted} ({source.category})"
     for related in finding.related:
-        if not related.is_origin:
+        if not related.is_origin and not related.note:
             yield related.location.short(), related.message
 
 

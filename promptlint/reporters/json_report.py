@@ -47,7 +47,7 @@ def finding_record(finding: Finding) -> dict[str, Any]:
         # Additions to version 1 (compatible: new keys only).
         "hint": finding.hint,
         "fingerprint": finding.fingerprint,
-        "related": [{"path": r.location.path, "line": r.location.line, "message": r.message}
+        "related": [{"path": r.location.path, "line": r.location.line, "message": r.message, "note": r.note}
                     for r in finding.related],
         "estimate": None if estimate is None else asdict(estimate),
         # Jupyter notebooks: the 1-based cell, with line/end_line within it (null elsewhere).

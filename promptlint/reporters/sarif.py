@@ -18,7 +18,7 @@ from typing import Any
 from promptlint import __version__
 from promptlint.checks import RULES, Rule
 from promptlint.config import Config
-from promptlint.model import AnalysisResult, Edit, Finding, Location, Severity
+from promptlint.model import REACHES, AnalysisResult, Edit, Finding, Location, Severity
 from promptlint.rule_docs import help_uri, rule_doc, rule_page
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -138,8 +138,8 @@ def _related(finding: Finding) -> list[dict[str, Any]]:
         source = finding.volatile_source
         places.append((source.location, f"volatile value born here: {source.quoted} ({source.category})"))
     places += [(r.location, r.message) for r in finding.related]
-    if finding.call_site.api and not any("reaches the" in m for _, m in places):
-        places.append((finding.call_site.location, f"reaches the `{finding.call_site.api}` call here"))
+    if finding.call_site.api and not any(r.message.startswith(REACHES) for r in finding.related):
+        places.append((finding.call_site.location, f"{REACHES} `{finding.call_site.api}` call here"))
     unique = list(dict.fromkeys(places))
     return [{"id": i, "physicalLocation": _physical(loc), "message": {"text": message}}
             for i, (loc, message) in enumerate(unique, 1)]
@@ -150,7 +150,7 @@ def _code_flow(finding: Finding) -> dict[str, Any]:
     steps = []
     if finding.volatile_source is not None:
         steps.append((finding.volatile_source.location, finding.volatile_source.quoted))
-    steps += [(r.location, r.message) for r in finding.related if not r.is_origin]
+    steps += [(r.location, r.message) for r in finding.related if not r.is_origin and not r.note]
     if not steps or steps[-1][0] != finding.call_site.location:
         steps.append((finding.call_site.location, f"`{finding.call_site.api}` call"))
     return {"threadFlows": [{"locations": [

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from promptlint import colors
 from promptlint.config import Config
-from promptlint.model import SENDS, AnalysisResult, Finding, Severity
+from promptlint.model import REACHES, SENDS, AnalysisResult, Finding, Severity
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 CONTEXT_LINES = 1
@@ -68,8 +68,9 @@ def render_finding(console: Console, finding: Finding) -> None:
     if source is not None and (source.location.path, source.location.line) != (loc.path, loc.line):
         console.print(f"   [dim]born at[/]  {escape(source.location.short())}  {escape(source.quoted)}")
     sent = [related for related in finding.related if related.message.startswith(SENDS)]
+    notes = [related for related in finding.related if related.note]
     for related in finding.related:
-        if related.is_origin or "reaches the" in related.message or related in sent:
+        if related.is_origin or related.message.startswith(REACHES) or related in sent or related.note:
             continue
         console.print(f"   [dim]via[/]      {escape(related.location.short())}  {escape(related.message)}")
     call = finding.call_site
@@ -80,6 +81,8 @@ def render_finding(console: Console, finding: Finding) -> None:
         console.print(f"   [dim]reaches[/]  {where}{escape(call.api)}{escape(model)}")
     for related in sent:  # the LLM calls a wrapper sends it with
         console.print(f"   [dim]sends[/]    {escape(related.location.short())}  {escape(related.message)}")
+    for related in notes:  # not steps of the path: other places of the same cause, the option adding it
+        console.print(f"   [dim]note[/]     {escape(related.location.short())}  {escape(related.message)}")
     if finding.estimate is not None:
         console.print(f"   [dim]cost[/]     {escape(estimate_line(finding))}")
     if finding.hint:
