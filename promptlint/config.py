@@ -33,6 +33,9 @@ class Config:
     # Not a setting: False when info findings are analyzed only for suppressions and then hidden,
     # so the estimator (a ~0.6 s tokenizer load) is not run for them.
     estimate_info: bool = True
+    # Not a setting: True for the command line's runs, which may load the bundled tokenizer in a
+    # helper process while they evaluate in this one (estimate.tokens.count_in_background).
+    count_in_background: bool = False
     # Not a setting: True while a Jupyter notebook's cells are analyzed (promptlint.notebooks); its
     # calls all run in one kernel process, so per-process orders are one order there.
     one_process: bool = False

@@ -18,6 +18,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -98,7 +99,8 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
     names = module_names(python_files, root)
     settings = Settings(root, cwd, tuple(python_files), names, config.max_file_bytes, knowledge,
                         config.file_timeout_s)
-    with Workers(settings, worker_count(config.jobs)) as workers:
+    processes = worker_count(config.jobs)
+    with Workers(settings, processes) as workers:
         facts = collect_facts(python_files, root, names, cache, workers.file_facts)
         if cache is not None and whole_project:
             cache.retain_files({relative_key(p, root) for p in python_files})
@@ -110,7 +112,9 @@ def analyze(paths: list[Path], config: Config, cwd: Path | None = None) -> Analy
         callbacks = _configured_role_files(python_files, facts, knowledge, config)
         role_builders = {p for p, f in facts.items() if f.text_ok and f.role} | callbacks
         entries = entry_paths(facts, names, set(requested.python), knowledge, role_builders)
-        analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks)
+        idle_core = partial(_count_in_background, config.tokenizer, processes) if config.count_in_background \
+            else None
+        analysis = collect_layouts(project, knowledge, entries, facts, cache, workers, callbacks, idle_core)
         # PC009 reads modules, not layouts: while the workers are up, they read them too.
         history_modules = ModuleResults(cache, lambda p: facts[p].sha)
         history_found, history_internal = _history_cuts(project, python_files, facts, config, knowledge, cache,
@@ -222,7 +226,9 @@ class LayoutAnalysis:
 
 
 def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path], facts: dict[Path, FileFacts],
-                    cache: Cache | None, workers: Workers, callbacks: set[Path] | None = None) -> LayoutAnalysis:
+                    cache: Cache | None, workers: Workers, callbacks: set[Path] | None = None,
+                    idle_core: Callable[[], None] | None = None) -> LayoutAnalysis:
+    """``idle_core``: called when entries are evaluated in this process, leaving a core free."""
     clock = time.perf_counter()
     # Every readable file is a candidate: a file that only calls an inferred wrapper (its provider
     # object handed in as a parameter) imports no SDK, yet is where the prompt is known.
@@ -246,7 +252,10 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
                 outcomes[path] = found
     pending = [tasks[path] for path in sorted_paths(tasks) if path not in outcomes]
     clock = time.perf_counter()
-    evaluated = workers.evaluate(pending, _worth_parallel([t.path for t in pending], facts))
+    parallel = _worth_parallel([t.path for t in pending], facts)
+    if pending and not parallel and idle_core is not None:
+        idle_core()
+    evaluated = workers.evaluate(pending, parallel)
     evaluate_s = time.perf_counter() - clock
     for outcome in evaluated:
         outcomes[outcome.path] = outcome
@@ -1085,6 +1094,15 @@ def _resolved(path: Path) -> Path:
 def _quiet_when_nothing_lost(finding: Finding) -> bool:
     rule = RULES_BY_CODE.get(finding.rule)
     return rule is not None and rule.quiet_when_nothing_lost(finding)
+
+
+def _count_in_background(tokenizer: str | None, processes: int) -> None:
+    """The tokenizer the estimate will need, loaded on a core the in-process evaluation leaves free."""
+    try:
+        from promptlint.estimate.tokens import count_in_background
+    except ImportError:
+        return
+    count_in_background(tokenizer, processes)
 
 
 def _estimate(result: AnalysisResult, config: Config, cache: Cache | None = None) -> AnalysisResult:

@@ -70,7 +70,8 @@ def _run_once(targets: list[Path], config: Config, options: CheckOptions, cwd: P
     from promptlint.suppressions import apply_suppressions
 
     # Info findings are analyzed even when hidden, so a suppression of one is not "unused".
-    result = analyze(targets, replace(config, show_info=True, estimate_info=config.show_info), cwd)
+    result = analyze(targets, replace(config, show_info=True, estimate_info=config.show_info,
+                                      count_in_background=True), cwd)
     requested = None
     if result.directive_files is not None:
         scan = [Path(p) for p in result.directive_files]

@@ -158,3 +158,69 @@ def test_a_run_with_nothing_to_count_never_imports_the_tokenizer_library(tmp_pat
     assert imported_after("x = 1\n") == "False"
     assert imported_after(CLOCK_FIRST) == "True"
 
+
+
+def _run_python(code: str) -> str:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_helper_process_counts_what_this_one_would_and_is_replaced_if_it_dies() -> None:
+    """The bundled tokenizer loaded in a forked helper (count_in_background): the counts are the
+    tokenizer's, this process never loads it; once the helper is gone, this process loads it and
+    counts on (in a subprocess: the helper is a process-wide resource)."""
+    texts = list(O200K_REFERENCE)
+    code = f"""
+import os, signal
+from promptlint.estimate import tokens
+tokens.count_in_background(None, processes=2)
+counter = tokens.load_counter()
+helper = tokens._HELPERS["o200k_base"]
+first = [counter.count(t) for t in {texts[:4]!r}]
+by_helper = counter.loaded and "tokenizer" not in counter.__dict__
+os.kill(helper._process.pid, signal.SIGKILL)
+helper._process.join()
+rest = [counter.count(t) for t in {texts[4:]!r}]
+print(first + rest, by_helper, "tokenizer" in counter.__dict__)
+"""
+    assert _run_python(code) == f"{[len(O200K_REFERENCE[t]) for t in texts]} True True"
+
+
+def test_the_check_loads_the_tokenizer_beside_an_in_process_evaluation(tmp_path: Path) -> None:
+    """`promptlint check` (Config.count_in_background) on a small project evaluated in this
+    process: the tokenizer is loaded by the helper on the free core, with the same estimate; with
+    one process allowed (`-j 1`), or from the library's `analyze` by default, it is loaded here."""
+    from tests.test_cache_incremental import CLOCK_FIRST
+
+    (tmp_path / "app.py").write_text(CLOCK_FIRST, encoding="utf-8")
+
+    def run(settings: str) -> str:
+        return _run_python(
+            "from pathlib import Path; from promptlint.config import Config; from promptlint.engine import analyze; "
+            f"from promptlint.estimate.tokens import load_counter; root = Path({str(tmp_path)!r}); "
+            f"result = analyze([root], Config(root=root, cache_dir=None{settings}), cwd=root); "
+            "counter = load_counter(); "
+            "print([f.estimate.lost_tokens_per_call for f in result.findings], 'tokenizer' in counter.__dict__)")
+
+    here = run("")
+    assert here.endswith("True") and "None" not in here
+    assert run(", count_in_background=True, jobs=2") == here.replace("True", "False")
+    assert run(", count_in_background=True, jobs=1") == here
+
+
+def test_no_helper_is_forked_beside_other_threads() -> None:
+    """A language server answers from threads: a fork would copy one of them, and a lock another
+    holds (an import) would never be released in the helper. It counts in its own process."""
+    code = """
+import threading
+from promptlint.estimate import tokens
+stop = threading.Event()
+thread = threading.Thread(target=stop.wait)
+thread.start()
+tokens.count_in_background(None, processes=2)
+stop.set()
+print(tokens._HELPERS, tokens.load_counter().count("hello world"))
+"""
+    assert _run_python(code) == "{} 2"

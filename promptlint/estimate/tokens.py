@@ -4,17 +4,24 @@ The default is OpenAI's ``o200k_base`` (exact for GPT-4o, GPT-4.1 and GPT-5.x up
 gpt-oss text); for every other model it is an approximation whose measured error is written in
 docs/estimator.md. A user who serves an open model names its ``tokenizer.json`` (``tokenizer`` in
 the config or ``--tokenizer``) and gets exact counts. Nothing is ever downloaded.
+
+The bundled tokenizer may be loaded by a forked helper process while the analysis runs
+(``count_in_background``); the counter then asks it for counts instead of loading it here.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import os
+import signal
+import sys
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from promptlint.config import ConfigError
 
@@ -25,6 +32,7 @@ DEFAULT_TOKENIZER = "o200k_base"
 # Bundled tokenizers under promptlint/data/ (package data: found in a checkout and in a wheel).
 BUNDLED: dict[str, str] = {"o200k_base": "o200k_base.tokenizer.json.gz"}
 _CACHE_SIZE = 65_536  # distinct texts remembered per tokenizer
+HELPER_PATIENCE_S = 20.0  # the longest wait for a helper's answer before counting here
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,9 @@ class TokenCounter:
 
     @property
     def loaded(self) -> bool:
-        return "tokenizer" in self.__dict__
+        """Whether this run loaded the tokenizer: here, or in the helper that counted for it."""
+        helper = _HELPERS.get(self.identity)
+        return "tokenizer" in self.__dict__ or helper is not None and helper.counted
 
     def count(self, text: str) -> int:
         if not text:
@@ -55,7 +65,10 @@ class TokenCounter:
         key = text_key(text)
         known = self._known.pop(key, None)
         if known is None:
-            known = len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+            helper = None if "tokenizer" in self.__dict__ else _HELPERS.get(self.identity)
+            known = helper.count(text) if helper is not None else None
+            if known is None:
+                known = len(self.tokenizer.encode(text, add_special_tokens=False).ids)
             if len(self._known) >= _CACHE_SIZE:
                 del self._known[next(iter(self._known))]
         self._known[key] = known
@@ -110,6 +123,84 @@ def _load_counter(spec: str, root: Path) -> TokenCounter:
     except Exception as exc:  # noqa: BLE001 - tokenizers raises plain Exception on bad JSON
         raise ConfigError(f"tokenizer '{spec}': cannot load {path}: {exc}") from None
     return TokenCounter(_display_name(path), False, lambda: tokenizer, identity=hashlib.sha256(raw).hexdigest())
+
+
+def count_in_background(spec: str | None, processes: int) -> None:
+    """Start loading a bundled tokenizer in a forked helper process now, while the analysis runs
+    in this one, if a core is free for it (``processes``: how many this run may use; the caller
+    asks only when it evaluates in-process). The load takes ~0.5 s and holds the GIL, so a thread
+    could not overlap it; the helper counts the texts this process sends it instead (a run counts
+    tens of texts). Only on Linux (fork), and never twice for one tokenizer. A helper that fails
+    or dies leaves the counting to this process, which then loads the tokenizer itself."""
+    spec = spec or DEFAULT_TOKENIZER
+    if spec not in BUNDLED or spec in _HELPERS or processes < 2 or not sys.platform.startswith("linux"):
+        return
+    if threading.active_count() > 1:
+        return  # a fork copies one thread: a lock another one holds (imports, logging) would never be freed
+    if load_counter(spec).loaded:
+        return
+    try:
+        _HELPERS[spec] = _CountingHelper(BUNDLED[spec])
+    except (OSError, ValueError):
+        return  # no fork here (resources, sandbox): counted in this process
+
+
+class _CountingHelper:
+    """The forked process that holds a loaded tokenizer, and the pipe to it."""
+
+    def __init__(self, filename: str) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self._connection, theirs = context.Pipe()
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered here may be written twice
+            stream.flush()
+        self._process = context.Process(target=_serve_counts, args=(filename, theirs, self._connection),
+                                        daemon=True, name="promptlint-tokenizer")
+        self._process.start()
+        theirs.close()
+        self.counted = False
+
+    def count(self, text: str) -> int | None:
+        """The text's token count, or None once the helper cannot answer (then never asked again)."""
+        if self._connection is None:
+            return None
+        try:
+            self._connection.send(text)
+            # The load takes ~0.5 s; a helper that has not answered long after is stuck.
+            tokens = self._connection.recv() if self._connection.poll(HELPER_PATIENCE_S) else None
+        except (OSError, EOFError, ValueError):
+            tokens = None
+        if not isinstance(tokens, int):
+            self._connection.close()
+            self._connection = None
+            return None
+        self.counted = True
+        return tokens
+
+
+def _serve_counts(filename: str, connection: Any, parents_end: Any) -> None:
+    """The helper's loop: token counts for the texts it is sent, until the pipe closes. Any
+    failure ends it quietly: the parent counts on its own, and reports a broken tokenizer itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # Hold nothing of the parent's open: its end of the pipe (else the parent's exit is never seen
+    # here), its standard streams (a language server's stdout is its protocol channel, read to EOF).
+    parents_end.close()
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for descriptor in (0, 1, 2):
+        os.dup2(quiet, descriptor)
+    try:
+        tokenizer = _bundled_tokenizer(filename)
+        while True:
+            text = connection.recv()
+            connection.send(len(tokenizer.encode(text, add_special_tokens=False).ids))
+    except BaseException:  # noqa: BLE001 - EOF when the parent is done; anything else: it counts alone
+        pass
+    finally:
+        os._exit(0)  # not the parent's exit handlers nor its buffered output
+
+
+_HELPERS: dict[str, _CountingHelper] = {}  # bundled tokenizer name -> its helper, at most one each
 
 
 def _bundled_tokenizer(filename: str) -> Tokenizer:
