@@ -33,6 +33,7 @@ DEFAULT_TOKENIZER = "o200k_base"
 BUNDLED: dict[str, str] = {"o200k_base": "o200k_base.tokenizer.json.gz"}
 _CACHE_SIZE = 65_536  # distinct texts remembered per tokenizer
 HELPER_PATIENCE_S = 20.0  # the longest wait for a helper's answer before counting here
+HELPED = "_helped"  # set on a counter that had a helper count for it
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,8 @@ class TokenCounter:
 
     @property
     def loaded(self) -> bool:
-        """Whether this run loaded the tokenizer: here, or in the helper that counted for it."""
-        helper = _HELPERS.get(self.identity)
-        return "tokenizer" in self.__dict__ or helper is not None and helper.counted
+        """Whether this counter needed the tokenizer: loaded here, or asked of the helper."""
+        return "tokenizer" in self.__dict__ or HELPED in self.__dict__
 
     def count(self, text: str) -> int:
         if not text:
@@ -67,7 +67,9 @@ class TokenCounter:
         if known is None:
             helper = None if "tokenizer" in self.__dict__ else _HELPERS.get(self.identity)
             known = helper.count(text) if helper is not None else None
-            if known is None:
+            if known is not None:
+                self.__dict__[HELPED] = True  # kept as `tokenizer` is: the dataclass is frozen
+            else:
                 known = len(self.tokenizer.encode(text, add_special_tokens=False).ids)
             if len(self._known) >= _CACHE_SIZE:
                 del self._known[next(iter(self._known))]
@@ -159,7 +161,6 @@ class _CountingHelper:
                                         daemon=True, name="promptlint-tokenizer")
         self._process.start()
         theirs.close()
-        self.counted = False
 
     def count(self, text: str) -> int | None:
         """The text's token count, or None once the helper cannot answer (then never asked again)."""
@@ -175,7 +176,6 @@ class _CountingHelper:
             self._connection.close()
             self._connection = None
             return None
-        self.counted = True
         return tokens
 
 
