@@ -65,6 +65,7 @@ class Related:
     path: str
     line: int
     message: str
+    note: bool = False  # not a step of the value's path: a note beside it (README, `related`)
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,8 @@ def _finding(record: Mapping[str, Any]) -> Finding:
         lost_tokens_per_call=record.get("lost_tokens_per_call"),
         hint=record.get("hint", ""),
         fingerprint=record.get("fingerprint", ""),
-        related=tuple(Related(r["path"], r["line"], r["message"]) for r in record.get("related", ())),
+        related=tuple(Related(r["path"], r["line"], r["message"], r.get("note", False))
+                      for r in record.get("related", ())),
         estimate=None if estimate is None else Estimate(
             lost_tokens_per_call=estimate["lost_tokens_per_call"], tokenizer=estimate["tokenizer"],
             exact=estimate["exact"], unknown_length=estimate.get("unknown_length", False),

@@ -294,6 +294,11 @@ class Finding:
     layout_index: int | None = None  # index into AnalysisResult.layouts of the call's layout
     bust_index: int | None = None  # index into that layout's segments() of the volatile segment
 
+    @property
+    def notes(self) -> tuple[RelatedLocation, ...]:
+        """What is said beside the value's path (``RelatedLocation.note``), in order."""
+        return tuple(related for related in self.related if related.note)
+
 
 INPUT_ERROR = "input"  # the file could not be analyzed (syntax error, binary, too large, time budget)
 INTERNAL_ERROR = "internal"  # promptlint itself failed on the file: a bug in promptlint, exit code 2

@@ -47,6 +47,7 @@ def test_every_contract_key_is_a_field() -> None:
                    "volatile_source", "call_site", "lost_tokens_per_call", "hint", "fingerprint", "related",
                    "estimate", "cell"}
     assert record_keys <= {f.name for f in dataclasses.fields(api.Finding)}
+    assert {"path", "line", "message", "note"} == {f.name for f in dataclasses.fields(api.Related)}
     assert typing.get_type_hints(api.Finding)["line"] is int  # the annotations resolve
 
 

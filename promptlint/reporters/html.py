@@ -441,10 +441,10 @@ def _finding(number: int, finding: Finding, new: bool | None = None) -> str:
     if steps:
         lines.append('<ol class="path">' + "".join(f"<li><code>{esc(w)}</code> {rich_text(m)}</li>" for w, m in steps)
                      + "</ol>")
-    notes = [related for related in finding.related if related.note]
-    if notes:  # not steps of the path: other places of the same cause, the option that adds the value
+    if finding.notes:  # not steps of the path: other places of the same cause, the option that adds the value
         lines.append('<ul class="notes">' + "".join(
-            f"<li><code>{esc(r.location.short())}</code> {rich_text(r.message)}</li>" for r in notes) + "</ul>")
+            f"<li><code>{esc(r.location.short())}</code> {rich_text(r.message)}</li>" for r in finding.notes)
+            + "</ul>")
     if finding.estimate is not None:
         # The estimator's own line: a zero or unknown loss comes with its reason, never a bare "~0".
         lines.append(f'<p class="cost">Estimate: {esc(estimate_line(finding))}</p>')

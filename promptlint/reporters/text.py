@@ -68,7 +68,6 @@ def render_finding(console: Console, finding: Finding) -> None:
     if source is not None and (source.location.path, source.location.line) != (loc.path, loc.line):
         console.print(f"   [dim]born at[/]  {escape(source.location.short())}  {escape(source.quoted)}")
     sent = [related for related in finding.related if related.message.startswith(SENDS)]
-    notes = [related for related in finding.related if related.note]
     for related in finding.related:
         if related.is_origin or related.message.startswith(REACHES) or related in sent or related.note:
             continue
@@ -81,7 +80,7 @@ def render_finding(console: Console, finding: Finding) -> None:
         console.print(f"   [dim]reaches[/]  {where}{escape(call.api)}{escape(model)}")
     for related in sent:  # the LLM calls a wrapper sends it with
         console.print(f"   [dim]sends[/]    {escape(related.location.short())}  {escape(related.message)}")
-    for related in notes:  # not steps of the path: other places of the same cause, the option adding it
+    for related in finding.notes:  # not steps of the path: other places of the same cause, the option adding it
         console.print(f"   [dim]note[/]     {escape(related.location.short())}  {escape(related.message)}")
     if finding.estimate is not None:
         console.print(f"   [dim]cost[/]     {escape(estimate_line(finding))}")
