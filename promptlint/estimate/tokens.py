@@ -154,7 +154,8 @@ class _CountingHelper:
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        self._connection, theirs = context.Pipe()
+        ours, theirs = context.Pipe()
+        self._connection: Any = ours  # None once the helper could not answer
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here may be written twice
             stream.flush()
         self._process = context.Process(target=_serve_counts, args=(filename, theirs, self._connection),
