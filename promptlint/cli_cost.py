@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -63,7 +63,7 @@ def cost(
                  "tokenizer": str(tokenizer.resolve()) if tokenizer else None}
     try:
         config = resolve_config(targets, config_file, overrides)
-        result = with_estimates(analyze(targets, config), config)
+        result = with_estimates(analyze(targets, replace(config, count_in_background=True)), config)
         report = build_report(result, config)
     except ConfigError as exc:
         raise fail(str(exc)) from None
