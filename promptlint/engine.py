@@ -1097,11 +1097,10 @@ def _quiet_when_nothing_lost(finding: Finding) -> bool:
 
 
 def _count_in_background(tokenizer: str | None, processes: int) -> None:
-    """The tokenizer the estimate will need, loaded on a core the in-process evaluation leaves free."""
-    try:
-        from promptlint.estimate.tokens import count_in_background
-    except ImportError:
-        return
+    """The tokenizer the estimate will need, loaded on a core the in-process evaluation leaves free
+    (imported here: a run that evaluates nothing in this process never imports the estimator)."""
+    from promptlint.estimate.tokens import count_in_background
+
     count_in_background(tokenizer, processes)
 
 

@@ -33,11 +33,11 @@ from promptlint.analysis.derived import (
     derived_names,
     input_names,
     local_names,
-    written_annotation,
     parameter_names,
     tag_conversation_read,
     tag_request_derived,
     user_turn_names,
+    written_annotation,
 )
 from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, resolve_relative
 from promptlint.analysis.layout import argument, is_turn, message_role_content, named_like
