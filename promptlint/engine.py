@@ -236,8 +236,11 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
     (selected, reaching_names, wrappers, reached), reach_source = _reaching(
         entries, candidates, facts, knowledge, cache, workers, project.root, callbacks or set())
     definitions_s = time.perf_counter() - clock
-    global_key = cache_store.stable_hash(sorted(reaching_names), [[n, sorted(s)] for n, s in wrappers])
-    tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED, wrappers=wrappers)
+    factories = node_factories(candidates, facts, knowledge, cache)
+    global_key = cache_store.stable_hash(sorted(reaching_names), [[n, sorted(s)] for n, s in wrappers],
+                                         sorted(factories))
+    tasks = {path: EntryTask(path, chosen, reaching_names, parse_only=chosen == NOT_PARSED, wrappers=wrappers,
+                             node_factories=factories)
              for path, chosen in selected.items() if chosen}
     for path in _checked_only(entries, selected, facts, knowledge):
         tasks[path] = EntryTask(path, (), None, parse_only=True)
@@ -268,6 +271,24 @@ def collect_layouts(project: Project, knowledge: Knowledge, entries: list[Path],
                           entry_candidates=float(len(entries)), reach_computed=float(reach_source == "computed"),
                           reach_kept_after_edit=float(reach_source == "kept"))
     return analysis
+
+
+def node_factories(paths: list[Path], facts: dict[Path, FileFacts], knowledge: Knowledge,
+                   cache: Cache | None) -> frozenset[str]:
+    """The names called in the modules that register graph nodes (they import a framework of
+    rules/sources.yaml ``graph_nodes`` and call one of its registering methods): a factory whose
+    product such a module registers (`add_node("Trader", create_trader(llm))`) is among them.
+    A superset read from the files' text: nothing is parsed."""
+    found: set[str] = set()
+    for path in paths:
+        imports = facts[path].imports
+        methods = {method for package, names in knowledge.graph_nodes.items()
+                   if any(name == package or name.startswith(package + ".") for name in imports) for method in names}
+        if methods and facts[path].text_ok:
+            called = called_names_of(path, facts[path], cache)
+            if not methods.isdisjoint(called):
+                found.update(called)
+    return frozenset(found)
 
 
 def with_reached_calls(layouts: list[PromptLayout], reached: dict[str, tuple[tuple[str, int], ...]],

@@ -90,6 +90,7 @@ class EntryTask:
     reaching_names: frozenset[str] | None  # names of functions that can reach an LLM call
     parse_only: bool = False  # only report whether the module can be read and parsed
     wrappers: tuple[tuple[str, frozenset[str]], ...] = ()  # inferred wrappers (analysis/summaries.py)
+    node_factories: frozenset[str] = frozenset()  # functions whose results are registered as graph nodes
 
 
 @dataclass(frozen=True)
@@ -438,6 +439,7 @@ class Workspace:
                               collector.on_messages, collector.on_user_turn)
         evaluator.reaching_names = task.reaching_names
         evaluator.wrappers = dict(task.wrappers)
+        evaluator.node_factories = task.node_factories
         selected = task.selected
         evaluator.deadline = started + self.settings.file_timeout_s
         definitions = module_definitions(module)

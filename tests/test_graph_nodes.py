@@ -179,3 +179,80 @@ def test_a_graph_nodes_table_that_is_not_lists_of_names_is_a_config_error(tmp_pa
     result = run_cli("check", ".", "--no-cache", cwd=root)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "graph-nodes" in result.stderr and "a table of package = [method names]" in result.stderr
+
+
+# The node-factory shape of TauricResearch/TradingAgents (bench/wild, batch 2026-12-07): each
+# agent module returns a node function built around the model it is given, and the graph module
+# registers what the factories return.
+ANALYST = f'''
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+GUIDE = """{GUIDELINES}"""
+
+def create_market_analyst(llm):
+    def market_analyst_node(state):
+        current_date = state["trade_date"]
+        prompt = ChatPromptTemplate.from_messages([
+            ("system", "You are a market analyst. Today's date is {{current_date}}.\\n{{guide}}"),
+            MessagesPlaceholder(variable_name="messages"),
+        ])
+        prompt = prompt.partial(current_date=current_date, guide=GUIDE)
+        chain = prompt | llm
+        return {{"messages": [chain.invoke(state["messages"])]}}
+
+    return market_analyst_node
+'''
+
+SETUP = '''
+from langchain_openai import ChatOpenAI
+from langgraph.graph import StateGraph
+
+from agents.market import create_market_analyst
+
+def build_graph():
+    llm = ChatOpenAI(model="gpt-4o")
+    workflow = StateGraph(dict)
+    analyst = create_market_analyst(llm)
+    workflow.add_node("Market Analyst", analyst)
+    return workflow.compile()
+'''
+
+
+def test_a_node_a_factory_returns_reads_its_state_when_the_graph_registers_it(tmp_path: Path) -> None:
+    """INVALID: the returned node function is analyzed as an entry of its own, and since the
+    graph module registers what `create_market_analyst` makes, its `state` is the run's state:
+    the date ahead of the guide is reported where it is read."""
+    found = findings(tmp_path, {"agents/__init__.py": "", "agents/market.py": ANALYST, "graph.py": SETUP})
+    assert [(path, rule, severity) for path, _, rule, severity, _ in found] == [
+        ("agents/market.py", "PC001", "warning")]
+    assert found[0][4].startswith('per-session request-derived `state["trade_date"]` comes before')
+
+
+def test_a_factory_no_graph_registers_makes_no_node(tmp_path: Path) -> None:
+    """VALID: without a module registering the factory's product, the returned function's `state`
+    is a parameter like any other."""
+    unregistered = SETUP.replace('    workflow.add_node("Market Analyst", analyst)\n', "")
+    assert unregistered != SETUP
+    assert findings(tmp_path, {"agents/__init__.py": "", "agents/market.py": ANALYST, "graph.py": unregistered}) == []
+
+
+def test_a_returned_function_is_analyzed_as_an_entry(tmp_path: Path) -> None:
+    """INVALID: a factory's product is run when its caller calls it, out of the analysis' sight:
+    the clock it writes ahead of the fixed instructions is found in the returned function itself."""
+    files = {"bot.py": f'''
+from datetime import datetime
+from openai import OpenAI
+
+GUIDE = """{GUIDELINES}"""
+
+def make_responder(client: OpenAI):
+    def respond(history: list, question: str) -> str:
+        system = f"Now: {{datetime.now().isoformat()}}\\n{{GUIDE}}"
+        messages = [{{"role": "system", "content": system}}, *history, {{"role": "user", "content": question}}]
+        return client.chat.completions.create(model="gpt-4o", messages=messages).choices[0].message.content
+
+    return respond
+'''}
+    found = findings(tmp_path, files)
+    assert [(path, rule) for path, _, rule, _, _ in found] == [("bot.py", "PC001")]
+    assert found[0][4].startswith("per-request clock `datetime.now()` comes before")

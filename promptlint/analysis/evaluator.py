@@ -380,6 +380,11 @@ class Evaluator:
         self._user_makers: dict[str, tuple[str, ...]] | None = None  # callee -> slots forming user messages
         self._sent: set[int] = set()  # calls judged as a known LLM request (report_sink)
         self._graph_nodes: dict[str, frozenset[str]] = {}  # module -> its functions registered as graph nodes
+        # Names of the functions whose results a module of the project registers as graph nodes
+        # (set by the engine: engine.node_factories); each returned function run as an entry, with
+        # the name of the factory that made it.
+        self.node_factories: frozenset[str] = frozenset()
+        self._made_by: dict[int, str] = {}
         self.deadline: float | None = None  # time.monotonic() after which evaluation is abandoned
         self._resolving: set[str] = set()  # re-exports being followed (cycle guard)
         # Functions whose whole body ran inside a caller, shallow enough that their own calls
@@ -398,6 +403,7 @@ class Evaluator:
         self._module_globals.clear()
         self._imported.clear()
         self._calls.clear()
+        self._made_by.clear()
         self._stored.clear()
         self._mro.clear()
         self._mixed_in.clear()
@@ -453,6 +459,37 @@ class Evaluator:
         frame = Frame(module, self_value=self_value, qualname=qualname, stack=(id(node),), function=node)
         self.bind_params(node, frame, [], {}, self_value)
         self.bind_turn_state(node, frame)
+        try:
+            self.run_block(node.body, frame)
+        except (BudgetExceeded, RecursionError):
+            return
+        for closure in self.returned_closures(node, frame):
+            self.run_closure_entry(closure, frame)
+
+    def returned_closures(self, node: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> list[FuncVal]:
+        """The functions an entry defines and returns without calling them: a factory's product
+        (`def create_analyst(llm): def analyst_node(state): ...; return analyst_node`, a graph
+        framework's node) runs later, as often as the framework calls it."""
+        returned = {stmt.value.id for stmt in nodes_of(node, ast.Return) if isinstance(stmt.value, ast.Name)}
+        found = []
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in returned \
+                    and id(stmt) not in self.covered:
+                value = frame.locals.get(stmt.name)
+                if isinstance(value, FuncVal) and value.node is stmt:
+                    found.append(value)
+        return found
+
+    def run_closure_entry(self, closure: FuncVal, outer: Frame) -> None:
+        """Analyze a returned function as an entry of its own: its parameters are unknown, the
+        names it closes over hold what the factory bound them to."""
+        self.steps = 0
+        node = closure.node
+        if isinstance(outer.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._made_by[id(node)] = outer.function.name
+        frame = Frame(closure.module, dict(closure.closure or {}), self_value=outer.self_value,
+                      qualname=closure.qualname, stack=(*outer.stack, id(node)), function=node)
+        self.bind_params(node, frame, [], {}, None)
         try:
             self.run_block(node.body, frame)
         except (BudgetExceeded, RecursionError):
@@ -2688,6 +2725,11 @@ class Evaluator:
         function = frame.function
         if type(base) is not ast.Name or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
+        if self._made_by.get(id(function)) in self.node_factories:
+            # A function a factory returned, the factory's result registered as a node elsewhere
+            # (`workflow.add_node("Market Analyst", create_market_analyst(llm))`).
+            first = function.args.posonlyargs or function.args.args
+            return base.id if first and first[0].arg == base.id else None
         nodes = self.graph_nodes_of(frame.module)
         if not nodes:  # nearly every module
             return None
