@@ -426,3 +426,44 @@ def test_an_attribute_set_on_the_object_shadows_a_mixed_in_method(tmp_path: Path
         .replace("QUESTION", "question")})
     result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
     assert all(f.call_site.location.path != "pkg/runtime.py" for f in result.findings)
+
+
+CHAT_WRAPPER = '''
+import datetime
+from langchain_openai import ChatOpenAI
+
+GUIDE = """Answer as the research desk: cite sources, keep it short, flag uncertainty, """ * 60
+
+
+class ChatLLM:
+    def __init__(self, model, chat):
+        self.model = model
+        self._chat = chat
+
+    def complete(self, question):
+        system = f"Now: {datetime.datetime.now().isoformat()}\\n{GUIDE}"
+        return self._chat.invoke([("system", system), ("human", question)]).content
+
+
+def make_llm(model="gpt-4o"):
+    chat = MAKER
+    return ChatLLM(model, chat)
+'''
+
+
+def test_a_client_the_module_hands_to_a_constructor_makes_its_calls_llm_calls(tmp_path: Path) -> None:
+    """INVALID: ai-hedge-fund's `ChatLLM` (virattt/ai-hedge-fund in bench/wild) holds whatever chat
+    model `make_llm` builds for it: the constructor call in the same module says it is a LangChain
+    chat model, so `self._chat.invoke(...)` is an LLM call and the clock is judged in its request.
+    VALID twin: a constructor call handing it an object of the project's own is no client."""
+    def layouts(root: Path) -> list[str]:
+        return [layout.call.api for layout in analyze([root], Config(root=root, cache_dir=None), cwd=root).layouts]
+
+    client = write_tree(tmp_path / "client", {"app.py": CHAT_WRAPPER.replace("MAKER", 'ChatOpenAI(model=model)')})
+    assert layouts(client) == ["langchain.chat_model.invoke"]
+    result = analyze([client], Config(root=client, cache_dir=None), cwd=client)
+    assert [(f.location.line, f.rule) for f in result.findings] == [(13, "PC001")], result.findings[0].message
+    assert "`langchain.chat_model.invoke` prompt" in result.findings[0].message
+    own = write_tree(tmp_path / "own", {"app.py": CHAT_WRAPPER.replace("MAKER", "Recorder()") +
+                                       "\n\nclass Recorder:\n    def invoke(self, messages):\n        return messages\n"})
+    assert layouts(own) == []

@@ -1618,8 +1618,41 @@ class Evaluator:
         value = self.stored_in_class(klass, attr, frame, inst)
         if isinstance(value, Unknown) and not value.hole.volatility.is_volatile and inst is not None \
                 and inst.info is not klass:
-            return self.typed_by_subclass(klass, attr, inst) or value
+            value = self.typed_by_subclass(klass, attr, inst) or value
+        if _plainly_unknown(value) and inst is not None and not inst.attrs:
+            return self.client_handed_in(klass, attr, frame) or value
         return value
+
+    def client_handed_in(self, klass: ClassInfo, attr: str, frame: Frame) -> Obj | None:
+        """`self._chat = chat` in the constructor of an object whose module builds it around an
+        LLM client (`def make_llm(): chat = ChatAnthropic(...); return ChatLLM(model, chat)`): the
+        attribute is that client, so the object's calls on it are LLM calls. Only clients are taken
+        from the module's own constructor calls (memoized per class), not what else they pass."""
+        key = (id(klass.node), "handed:" + attr)
+        if key in self._stored:
+            found = self._stored[key]
+            return found if isinstance(found, Obj) else None
+        self._stored[key] = NONE  # guards recursion through the constructor calls themselves
+        parameter = _stored_parameter(klass, attr)
+        found: Obj | None = None
+        if parameter is not None:
+            for function, owner, argument in _constructor_arguments(klass, *parameter):
+                if id(function) in frame.stack:
+                    continue
+                sub = Frame(klass.module, depth=STORED_DEPTH, self_value=Instance(owner) if owner else None,
+                            qualname=f"{klass.module.name}.{function.name}", stack=(*frame.stack, id(function)),
+                            function=function)
+                self.bind_params(function, sub, [], {}, sub.self_value, placeholders=True)
+                try:
+                    self.run_block(function.body, sub)
+                except BudgetExceeded:
+                    continue
+                value = self.eval(argument, sub)
+                if isinstance(value, Obj) and value.type in self.knowledge.client_types:
+                    found = value
+                    break
+        self._stored[key] = found if found is not None else NONE
+        return found
 
     def typed_by_subclass(self, klass: ClassInfo, attr: str, inst: Instance) -> Value | None:
         """`self.context_builder = context_builder` in a generic base's constructor (annotated
@@ -3704,6 +3737,45 @@ def _named_like_a_message_list(name: str) -> bool:
 
 def _named_like_a_conversation(attribute: str) -> bool:
     return any(word in attribute.lower() for word in CONVERSATION_WORDS)
+
+
+def _stored_parameter(klass: ClassInfo, attr: str) -> tuple[int, str] | None:
+    """(position after `self`, name) of the constructor parameter stored as-is in ``self.attr``."""
+    assignment = _attribute_assignments(klass).get(attr)
+    if assignment is None or assignment[0] != "__init__" or not isinstance(assignment[2].value, ast.Name):
+        return None
+    name = assignment[2].value.id
+    positional = [a.arg for a in [*assignment[1].args.posonlyargs, *assignment[1].args.args]][1:]
+    if name in positional:
+        return positional.index(name), name
+    return (-1, name) if any(a.arg == name for a in assignment[1].args.kwonlyargs) else None
+
+
+def _constructor_arguments(klass: ClassInfo, position: int, name: str
+                           ) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None, ast.expr]]:
+    """The functions of the class's own module that construct it (`ChatLLM(model, chat)`), each
+    with the argument given for the parameter (by position or keyword) and the class it is a
+    method of."""
+    module = klass.module
+    # The lines that call it, from the text: the other functions' bodies are not even parsed.
+    pattern = re.compile(rf"(?<![\w.]){re.escape(klass.name)}\(")
+    lines = {module.source.count("\n", 0, match.start()) + 1 for match in pattern.finditer(module.source)
+             if not module.source[max(0, match.start() - 6):match.start()].endswith("class ")}
+    if not lines:
+        return
+    definitions = [(f, None) for f in module.functions.values()] + \
+        [(m, info) for info in module.classes.values() for m in info.methods.values()]
+    for function, owner in definitions:
+        if not any(function.lineno <= line <= (function.end_lineno or function.lineno) for line in lines):
+            continue
+        for call in nodes_of(function, ast.Call):
+            if not isinstance(call.func, ast.Name) or call.func.id != klass.name:
+                continue
+            given = call.args[position] if 0 <= position < len(call.args) \
+                and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]) else \
+                next((k.value for k in call.keywords if k.arg == name), None)
+            if given is not None:
+                yield function, owner, given
 
 
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
