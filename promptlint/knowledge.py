@@ -158,6 +158,13 @@ class Knowledge:
         return frozenset(self.types.values())
 
     @cached_property
+    def client_constructor_call(self) -> re.Pattern[str]:
+        """A call of one of the client constructors in ``types`` by its last name (`ChatOpenAI(`),
+        to tell from a module's text whether it may build a client."""
+        names = sorted({name.split("(")[0].rsplit(".", 1)[-1] for name in self.types if "." in name.split("(")[0]})
+        return re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\(")
+
+    @cached_property
     def callback_types(self) -> frozenset[str]:
         """Last names of the request types a model callback rewrites (``LlmRequest``): how a
         callback's parameter annotation is recognised, before any import is resolved."""

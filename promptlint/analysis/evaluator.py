@@ -357,6 +357,7 @@ class Evaluator:
         self._closures: list[dict[str, Value]] = []  # scopes that functions close over (see release)
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
+        self._constructing: dict[int, Frame | None] = {}  # see constructing_run
         self._mro: dict[int, tuple[ClassInfo, list[ClassInfo]]] = {}
         self._mixed_in: dict[tuple[str, str], FuncVal | None] = {}
         self._discarded = 0  # id of the call whose statement drops its result
@@ -405,6 +406,7 @@ class Evaluator:
         self._calls.clear()
         self._made_by.clear()
         self._stored.clear()
+        self._constructing.clear()
         self._mro.clear()
         self._mixed_in.clear()
 
@@ -1635,24 +1637,42 @@ class Evaluator:
         self._stored[key] = NONE  # guards recursion through the constructor calls themselves
         parameter = _stored_parameter(klass, attr)
         found: Obj | None = None
-        if parameter is not None:
+        if parameter is not None and self.builds_clients(klass.module):
             for function, owner, argument in _constructor_arguments(klass, *parameter):
-                if id(function) in frame.stack:
-                    continue
-                sub = Frame(klass.module, depth=STORED_DEPTH, self_value=Instance(owner) if owner else None,
-                            qualname=f"{klass.module.name}.{function.name}", stack=(*frame.stack, id(function)),
-                            function=function)
-                self.bind_params(function, sub, [], {}, sub.self_value, placeholders=True)
-                try:
-                    self.run_block(function.body, sub)
-                except BudgetExceeded:
-                    continue
-                value = self.eval(argument, sub)
+                ran = self.constructing_run(function, owner, klass.module, frame)
+                value = self.eval(argument, ran) if ran is not None else None
                 if isinstance(value, Obj) and value.type in self.knowledge.client_types:
                     found = value
                     break
         self._stored[key] = found if found is not None else NONE
         return found
+
+    def builds_clients(self, module: ModuleInfo) -> bool:
+        """Whether the module's text calls an LLM client's constructor (computed once per module)."""
+        cached = module.__dict__.get("_builds_clients")
+        if cached is None:
+            cached = module.__dict__["_builds_clients"] = \
+                self.knowledge.client_constructor_call.search(module.source) is not None
+        return cached
+
+    def constructing_run(self, function: ast.FunctionDef | ast.AsyncFunctionDef, owner: ClassInfo | None,
+                         module: ModuleInfo, frame: Frame) -> Frame | None:
+        """A function that constructs an object run once with unknown parameters (memoized per
+        entry): its locals where it hands the object its arguments. None: it could not be run."""
+        if id(function) in self._constructing:
+            return self._constructing[id(function)]
+        self._constructing[id(function)] = None
+        if id(function) in frame.stack:
+            return None
+        sub = Frame(module, depth=STORED_DEPTH, self_value=Instance(owner) if owner else None,
+                    qualname=f"{module.name}.{function.name}", stack=(*frame.stack, id(function)), function=function)
+        self.bind_params(function, sub, [], {}, sub.self_value, placeholders=True)
+        try:
+            self.run_block(function.body, sub)
+        except BudgetExceeded:
+            return None
+        self._constructing[id(function)] = sub
+        return sub
 
     def typed_by_subclass(self, klass: ClassInfo, attr: str, inst: Instance) -> Value | None:
         """`self.context_builder = context_builder` in a generic base's constructor (annotated
@@ -3756,18 +3776,7 @@ def _constructor_arguments(klass: ClassInfo, position: int, name: str
     """The functions of the class's own module that construct it (`ChatLLM(model, chat)`), each
     with the argument given for the parameter (by position or keyword) and the class it is a
     method of."""
-    module = klass.module
-    # The lines that call it, from the text: the other functions' bodies are not even parsed.
-    pattern = re.compile(rf"(?<![\w.]){re.escape(klass.name)}\(")
-    lines = {module.source.count("\n", 0, match.start()) + 1 for match in pattern.finditer(module.source)
-             if not module.source[max(0, match.start() - 6):match.start()].endswith("class ")}
-    if not lines:
-        return
-    definitions = [(f, None) for f in module.functions.values()] + \
-        [(m, info) for info in module.classes.values() for m in info.methods.values()]
-    for function, owner in definitions:
-        if not any(function.lineno <= line <= (function.end_lineno or function.lineno) for line in lines):
-            continue
+    for function, owner in _constructing_functions(klass):
         for call in nodes_of(function, ast.Call):
             if not isinstance(call.func, ast.Name) or call.func.id != klass.name:
                 continue
@@ -3776,6 +3785,30 @@ def _constructor_arguments(klass: ClassInfo, position: int, name: str
                 next((k.value for k in call.keywords if k.arg == name), None)
             if given is not None:
                 yield function, owner, given
+
+
+def _constructing_functions(klass: ClassInfo) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
+    """The functions (and methods, with their class) of the class's own module whose lines call
+    it by name, found in the text: the other functions' bodies are not even parsed. Computed once
+    per class."""
+    cached = klass.__dict__.get("_constructing")
+    if cached is not None:
+        return cached
+    source = klass.module.source
+    lines: set[int] = set()
+    line, counted = 1, 0
+    for match in re.finditer(rf"(?<![\w.]){re.escape(klass.name)}\(", source):
+        line += source.count("\n", counted, match.start())
+        counted = match.start()
+        if not source[max(0, counted - 6):counted].endswith("class "):
+            lines.add(line)
+    module = klass.module
+    definitions = [(f, None) for f in module.functions.values()] + \
+        [(m, info) for info in module.classes.values() for m in info.methods.values()]
+    found = [(function, owner) for function, owner in definitions if lines and any(
+        function.lineno <= number <= (function.end_lineno or function.lineno) for number in lines)]
+    klass.__dict__["_constructing"] = found
+    return found
 
 
 def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
