@@ -34,7 +34,7 @@ def extract(previous: str, episode: str) -> list[dict]:
     # Reported where the content is handed to the message (the fix reorders it there), with the
     # line that built it as a step.
     assert (finding.location.line, finding.severity.value) == (4, "warning")
-    assert "filled per call from the value passed here on" in finding.message
+    assert "filled per call from the value passed here (`previous`) on" in finding.message
     assert [(r.location.line, r.message) for r in finding.related][0] == (3, "`previous` is built here")
     # Tags and the closing word are labels, not instructions: only pieces of 32 characters or more count.
     fixed = len("Extract every fact as a triple and cite the sentence it comes from. " * 80)

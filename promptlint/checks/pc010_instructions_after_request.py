@@ -79,6 +79,7 @@ from promptlint.checks.base import LONG_STABLE_CHARS, NOTABLE_STABLE_CHARS, Rule
 from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Segment, Severity, Step
 
 TEMPLATE_LINES = 200  # a prompt template longer than this is rare: beyond it, the text is not the value's
+NAMED_VALUE_CHARS = 40  # a value built elsewhere is named in the message when its expression is this short
 
 
 class InstructionsAfterRequest(Rule):
@@ -162,7 +163,8 @@ def summarise(document: str):
             return
         hole = _placed_in_message(found.hole, found.index, layout)
         # A value built elsewhere is named by where it is handed over; the step shows where it was built.
-        start = f"`{hole.expression}`" if hole is found.hole else "the value passed here"
+        start = f"`{hole.expression}`" if hole is found.hole else "the value passed here" + (
+            f" (`{found.hole.expression}`)" if len(found.hole.expression) <= NAMED_VALUE_CHARS else "")
         message = (f"the final user message is filled per call from {start} on, and {found.fixed_chars:,} "
                    "characters of fixed text follow in that message: they are part of no prefix two calls share, "
                    "so every call sends them uncached")
