@@ -53,6 +53,7 @@ from promptlint.knowledge import (
     builtin_callback_types,
     builtin_http_paths,
     load_knowledge,
+    registering_methods,
     request_input_names,
     setting_names,
 )
@@ -281,9 +282,7 @@ def node_factories(paths: list[Path], facts: dict[Path, FileFacts], knowledge: K
     A superset read from the files' text: nothing is parsed."""
     found: set[str] = set()
     for path in paths:
-        imports = facts[path].imports
-        methods = {method for package, names in knowledge.graph_nodes.items()
-                   if any(name == package or name.startswith(package + ".") for name in imports) for method in names}
+        methods = registering_methods(knowledge.graph_nodes, facts[path].imports)
         if methods and facts[path].text_ok:
             called = called_names_of(path, facts[path], cache)
             if not methods.isdisjoint(called):

@@ -272,6 +272,15 @@ def request_input_names() -> frozenset[str]:
     return frozenset(name.lower() for name in _builtin_tables()[3].get("request_inputs", ()))
 
 
+def registering_methods(frameworks: dict[str, tuple[str, ...]], imports: Iterable[str]) -> frozenset[str]:
+    """The methods that register a graph node (rules/sources.yaml ``graph_nodes``) in a module
+    with these imports: those of the frameworks it imports."""
+    imported = tuple(imports)
+    return frozenset(method for package, names in frameworks.items()
+                     if any(name == package or name.startswith(package + ".") for name in imported)
+                     for method in names)
+
+
 def _argument_lists(table: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(str(arg) for arg in args) for name, args in table.items()}
 

@@ -84,7 +84,7 @@ from promptlint.analysis.values import (
     unknown,
     volatile_item,
 )
-from promptlint.knowledge import SYSTEM_ROLE_SETTING, Knowledge
+from promptlint.knowledge import SYSTEM_ROLE_SETTING, Knowledge, registering_methods
 from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Segment, Step, Via, Volatility
 
 MAX_DEPTH = 4
@@ -3523,9 +3523,7 @@ def registered_nodes(module: ModuleInfo, frameworks: dict[str, tuple[str, ...]])
     """The functions of a module (`name`) and the methods of its classes (`Class.name`) it
     registers by name as nodes of a graph framework it imports (`builder.add_node("reflect",
     reflect_on_summary)`, `graph.add_node("plan", self.plan)`; rules/sources.yaml graph_nodes)."""
-    methods = {method for package, names in frameworks.items()
-               if any(name == package or name.startswith(package + ".") for name in module.imports.values())
-               for method in names}
+    methods = registering_methods(frameworks, module.imports.values())
     if not any(f".{method}(" in module.source for method in methods):
         return frozenset()
 
