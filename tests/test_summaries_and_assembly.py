@@ -3585,3 +3585,65 @@ def test_a_projects_own_content_parts_hold_their_text(tmp_path: Path) -> None:
     assert message.startswith("per-request clock `datetime.now()` comes before 4,080 characters of stable text")
     in_the_question = CONTENT_PARTS.replace("SYSTEM", "RULES").replace("text=goal", 'text=f"{datetime.now()}: {goal}"')
     assert findings(tmp_path / "after", {"agent.py": in_the_question}) == []
+
+
+SAME_NAME_WRAPPERS = {
+    "providers.py": '''
+from openai import OpenAI
+
+class Chat:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def send(self, system, model):
+        return self.client.chat.completions.create(model=model, messages=[{"role": "system", "content": system}])
+
+
+class TracedChat:
+    def __init__(self):
+        self.client = OpenAI()
+
+    def send(self, trace_id, system):
+        print("trace", trace_id)
+        return self.client.chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": system}])
+''',
+    "agent.py": '''
+import uuid
+from providers import TracedChat
+
+GUIDE = "Answer from the manual, cite the section, keep it short. " * 60
+
+class Agent:
+    def __init__(self):
+        self.chat = TracedChat()
+
+    def ask(self):
+        return self.chat.send(str(uuid.uuid4()), GUIDE)
+''',
+}
+
+
+def test_a_call_on_a_known_object_takes_its_method_s_own_slots(tmp_path: Path) -> None:
+    """VALID: two classes define `send`, with the system text first in one and second in the
+    other; the name's slots are both positions. The call's object is known to be a `TracedChat`,
+    whose `send` only prints its first argument: the request id there is not system text, and the
+    guide is the system text, not a model name."""
+    root = write_tree(tmp_path, SAME_NAME_WRAPPERS)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    assert not result.errors, result.errors
+    assert [f for f in result.findings if f.location.path == "agent.py"] == []
+
+
+def test_a_call_on_an_unknown_object_keeps_every_definition_s_slots(tmp_path: Path) -> None:
+    """The same call on an object the analysis cannot type (`chat` handed in): any `send` may run,
+    so the request id is judged where the first one puts it, in system text (info: nothing known
+    follows it there); the guide in the other's model slot is not taken for a model's name."""
+    files = dict(SAME_NAME_WRAPPERS)
+    files["agent.py"] = files["agent.py"].replace("    def __init__(self):\n        self.chat = TracedChat()",
+                                                  "    def __init__(self, chat):\n        self.chat = chat")
+    assert files["agent.py"] != SAME_NAME_WRAPPERS["agent.py"]
+    root = write_tree(tmp_path, files)
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    found = [f for f in result.findings if f.location.path == "agent.py"]
+    assert [(f.rule, f.severity.value) for f in found] == [("PC001", "info")]
+    assert found[0].call_site.model is None and "Answer from the manual" not in found[0].message

@@ -44,7 +44,7 @@ from promptlint.analysis.layout import argument, is_turn, message_role_content, 
 from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
-from promptlint.analysis.summaries import first_call_test
+from promptlint.analysis.summaries import SinkShapes, first_call_test, flow_slots, parameter_flows, sink_shapes
 from promptlint.analysis.values import (
     MAX_UNROLL,
     BUILT_ON,
@@ -358,6 +358,10 @@ class Evaluator:
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
         self._constructing: dict[int, Frame | None] = {}  # see constructing_run
+        # A definition's own wrapper slots (own_slots), with the definition: its id is the key.
+        self._own_slots: dict[int, tuple[ast.AST, frozenset[str] | None]] = {}
+        self._shapes: SinkShapes | None = None
+        self._slot_sets: dict[str, set[str]] = {}
         self._mro: dict[int, tuple[ClassInfo, list[ClassInfo]]] = {}
         self._mixed_in: dict[tuple[str, str], FuncVal | None] = {}
         self._discarded = 0  # id of the call whose statement drops its result
@@ -2170,8 +2174,11 @@ class Evaluator:
                 if read is not None:
                     return read
         args, kwargs = self.eval_arguments(node, frame)
+        if isinstance(receiver, Instance):  # a project object's method: its own slots, if it is a wrapper
+            assert isinstance(func, ast.Attribute)
+            callee = self.attribute(receiver, func.attr, frame, func)
         if self.on_assembly is not None:
-            self.assembly_by_shape(node, args, kwargs, frame)
+            self.assembly_by_shape(node, args, kwargs, frame, callee)
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             read = self.graph_state_read(func.value, node, literal_text(args[0]), frame) \
@@ -2191,7 +2198,8 @@ class Evaluator:
             if func.attr in DUMP_METHODS and isinstance(receiver, Instance) and not args \
                     and (dumped := self.dumped(receiver)) is not None:
                 return dumped
-            callee = self.attribute(receiver, func.attr, frame, func)
+            if callee is None:
+                callee = self.attribute(receiver, func.attr, frame, func)
             if self.undefined_on_self(receiver, func, callee, frame):
                 callee = self.mixed_in_method(receiver, func.attr) or callee
         forwarded = self.forwarded(func, callee, args, kwargs, frame)
@@ -3155,9 +3163,13 @@ class Evaluator:
                 return value
         return args[0] if args else None
 
-    def assembly_by_shape(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
+    def assembly_by_shape(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                          callee: Value | None = None) -> None:
         """Assembly points recognised at any call, resolved or not: a `role=` system message, a
-        call to an inferred wrapper, or a call passing a `system_prompt=`-like keyword."""
+        call to an inferred wrapper, or a call passing a `system_prompt=`-like keyword. A wrapper
+        call whose callee is known (a project object's method) keeps only the name's slots at the
+        arguments that definition itself passes on: the name's slots are those of every
+        definition of that name."""
         # Every call passes here, most without keywords: those skip the keyword scans.
         role_key = next((k for k in self.knowledge.role_keys if k in kwargs), None) if kwargs else None
         if role_key is not None and self.is_system_role(kwargs[role_key]):
@@ -3170,7 +3182,11 @@ class Evaluator:
         if called is None:
             return
         if called in self.wrappers and any(slot[0] in "smuo" for slot in self.wrappers[called]):
-            self.wrapper_arguments(called, self.wrappers[called], args, kwargs, frame, node)
+            slots = self.wrappers[called]
+            own = self.own_slots(callee) if isinstance(callee, FuncVal) else None
+            if own is not None:  # only the arguments this definition passes on
+                slots = frozenset(slot for slot in slots if slot[1:] in {mine[1:] for mine in own}) or slots
+            self.wrapper_arguments(called, slots, args, kwargs, frame, node)
             return
         named = [k for k in self.knowledge.system_keywords if k in kwargs] if kwargs else None
         if named:  # `model_func(query, system_prompt=...)`: a model function chosen at runtime
@@ -3267,6 +3283,22 @@ class Evaluator:
         return cap_volatility(value, Volatility.PER_SESSION,
                               f"`{agent}` is built once and keeps its instructions for a conversation")
 
+    def own_slots(self, func: FuncVal) -> frozenset[str] | None:
+        """The wrapper slots of this one definition (a method the call resolves to), from its own
+        parameter flows and the slots the names it calls have; None when it has none that judge
+        anything (its name's slots come from other definitions, or it reaches the call another way)."""
+        node = func.node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if id(node) not in self._own_slots:
+            if self._shapes is None:
+                self._shapes = sink_shapes(self.knowledge)
+                self._slot_sets = {name: set(slots) for name, slots in self.wrappers.items()}
+            flows = parameter_flows(node, func.self_value is not None, self._shapes)
+            own = frozenset(flow_slots(flows, self._slot_sets))
+            self._own_slots[id(node)] = (node, own if any(slot[0] in "smuo" for slot in own) else None)
+        return self._own_slots[id(node)][1]
+
     def wrapper_arguments(self, name: str, wrapper_slots: frozenset[str], args: list[Value], kwargs: dict[str, Value],
                           frame: Frame, node: ast.Call) -> None:
         """A call to an inferred wrapper: the value in a slot that becomes system content further
@@ -3299,7 +3331,8 @@ class Evaluator:
             messages = conversation(f"the messages `{name}()` keeps after it")
         # The model the call names for the LLM call further down (an "n" slot), for the estimate.
         via = Via(name, next((model for slot in slots if slot[0] == "n"
-                              and (model := literal_text(_slot_value(slot, args, kwargs))) is not None), None))
+                              and (model := literal_text(_slot_value(slot, args, kwargs))) is not None
+                              and _names_a_model(model)), None))
         for slot in slots:
             if slot[0] == "m":
                 if slot[1:] not in system_slots or _is_message_list(_slot_value(slot, args, kwargs)):
@@ -3755,6 +3788,12 @@ def _named_like_a_message_list(name: str) -> bool:
 
 def _named_like_a_conversation(attribute: str) -> bool:
     return any(word in attribute.lower() for word in CONVERSATION_WORDS)
+
+
+def _names_a_model(text: str) -> bool:
+    """Text that can be a model's name (`gpt-4o`, `anthropic/claude-sonnet-4.5`): short, one word.
+    A model slot inferred from another definition of the same name may hold the prompt."""
+    return 0 < len(text) <= 100 and not any(character.isspace() for character in text)
 
 
 def _stored_parameter(klass: ClassInfo, attr: str) -> tuple[int, str] | None:

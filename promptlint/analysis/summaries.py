@@ -251,7 +251,7 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
         position = pending.pop()
         queued.discard(position)
         name, flows = candidates[position]
-        gained = _flow_slots(flows, slots) - own[position]
+        gained = flow_slots(flows, slots) - own[position]
         if not gained:
             continue
         own[position] |= gained
@@ -269,7 +269,7 @@ def infer_wrappers(definitions: Iterable[tuple[str, Iterable[Flow], bool]], untr
     return {name: frozenset(found) for name, found in slots.items() if any(slot[0] != "n" for slot in found)}
 
 
-def _flow_slots(flows: tuple[Flow, ...], slots: dict[str, set[str]]) -> set[str]:
+def flow_slots(flows: tuple[Flow, ...], slots: dict[str, set[str]]) -> set[str]:
     """A definition's slots, given the slots known so far of the names its flows reach."""
     found: set[str] = set()
     for index, param, target in flows:
