@@ -394,3 +394,27 @@ def test_system_content_written_out_whole_is_no_assembly_point() -> None:
                      '    ChatAgent(system_prompt=sys_msg)')
     assert assembles('def main():\n    sys_msg = "Rules."\n    sys_msg += today()\n    ChatAgent(system_prompt=sys_msg)')
     assert assembles('def main():\n    s = "Rules."\n    for s in notes: pass\n    m = [{"role": "system", "content": s}]')
+
+
+def test_a_project_importing_through_its_src_folder_connects_to_the_sdk(tmp_path: Path) -> None:
+    """A project run from its root imports `from src.llm import Client` with no `src/__init__.py`
+    (stitionai/devika in bench/wild): the agent module is an entry, as it would be in a `src/`
+    layout importing `llm` (both names are the module's)."""
+    from promptlint.facts import file_facts, module_names
+    from promptlint.prefilter import relevant_files
+
+    root = write_tree(tmp_path, {
+        "src/llm/__init__.py": "from .client import Client\n",
+        "src/llm/client.py": "from openai import OpenAI\n\nclass Client:\n    pass\n",
+        "src/agents/__init__.py": "",
+        "src/agents/answer.py": "from src.llm import Client\n",
+        "src/agents/other.py": "from llm import Client\n",
+        "src/agents/unrelated.py": "import json\n",
+    })
+    files = sorted(root.rglob("*.py"))
+    names = module_names(files, root)
+    assert {"src.llm.client", "llm.client"} <= set(names[root / "src/llm/client.py"])
+    imports = {path: file_facts(path, ".".join(names[path][0].split(".")[:-1]), None).imports for path in files}
+    relevant = {path.relative_to(root).as_posix() for path in relevant_files(imports, names, {"openai"})}
+    assert {"src/agents/answer.py", "src/agents/other.py"} <= relevant
+    assert "src/agents/unrelated.py" not in relevant

@@ -609,11 +609,12 @@ def module_names_for(path: Path, root: Path, chains: dict[Path, list[str]] | Non
     text, base = str(path), str(root)
     if text.startswith(base) and text[len(base):len(base) + 1] == os.sep:  # inside the root
         rel_parts = [p for p in os.path.splitext(text[len(base) + 1:])[0].split(os.sep) if p != "__init__"]
-        if rel_parts and rel_parts[0] == "src":
-            rel_parts = rel_parts[1:]
-        dotted = ".".join(rel_parts)
-        if dotted and dotted not in names and all(p.isidentifier() for p in rel_parts):
-            names.append(dotted)  # a namespace package under the project root
+        # A `src/` layout imports below `src` (`pkg.module`); a project run from its root may
+        # import through it too (devika's `from src.llm import LLM`, with no `src/__init__.py`).
+        for parts in ([rel_parts[1:], rel_parts] if rel_parts and rel_parts[0] == "src" else [rel_parts]):
+            dotted = ".".join(parts)
+            if dotted and dotted not in names and all(p.isidentifier() for p in parts):
+                names.append(dotted)  # a namespace package under the project root
     if stem_parts and ".".join(stem_parts) not in names:
         names.append(".".join(stem_parts))  # a script's sibling import (`import helpers`)
     return names
