@@ -358,8 +358,8 @@ class Evaluator:
         self._running_modules: set[str] = set()
         self._stored: dict[tuple[int, str], Value] = {}
         self._constructing: dict[int, Frame | None] = {}  # see constructing_run
-        # A definition's own wrapper slots (own_slots), with the definition: its id is the key.
-        self._own_slots: dict[int, tuple[ast.AST, frozenset[str] | None]] = {}
+        self._handed: dict[tuple[int, str], Obj | None] = {}  # see client_handed_in
+        self._own_slots: dict[int, frozenset[str] | None] = {}  # a definition's own wrapper slots
         self._shapes: SinkShapes | None = None
         self._slot_sets: dict[str, set[str]] = {}
         self._mro: dict[int, tuple[ClassInfo, list[ClassInfo]]] = {}
@@ -411,6 +411,8 @@ class Evaluator:
         self._made_by.clear()
         self._stored.clear()
         self._constructing.clear()
+        self._handed.clear()
+        self._own_slots.clear()
         self._mro.clear()
         self._mixed_in.clear()
 
@@ -1634,11 +1636,10 @@ class Evaluator:
         LLM client (`def make_llm(): chat = ChatAnthropic(...); return ChatLLM(model, chat)`): the
         attribute is that client, so the object's calls on it are LLM calls. Only clients are taken
         from the module's own constructor calls (memoized per class), not what else they pass."""
-        key = (id(klass.node), "handed:" + attr)
-        if key in self._stored:
-            found = self._stored[key]
-            return found if isinstance(found, Obj) else None
-        self._stored[key] = NONE  # guards recursion through the constructor calls themselves
+        key = (id(klass.node), attr)
+        if key in self._handed:
+            return self._handed[key]
+        self._handed[key] = None  # guards recursion through the constructor calls themselves
         parameter = _stored_parameter(klass, attr)
         found: Obj | None = None
         if parameter is not None and self.builds_clients(klass.module):
@@ -1648,7 +1649,7 @@ class Evaluator:
                 if isinstance(value, Obj) and value.type in self.knowledge.client_types:
                     found = value
                     break
-        self._stored[key] = found if found is not None else NONE
+        self._handed[key] = found
         return found
 
     def builds_clients(self, module: ModuleInfo) -> bool:
@@ -3296,8 +3297,8 @@ class Evaluator:
                 self._slot_sets = {name: set(slots) for name, slots in self.wrappers.items()}
             flows = parameter_flows(node, func.self_value is not None, self._shapes)
             own = frozenset(flow_slots(flows, self._slot_sets))
-            self._own_slots[id(node)] = (node, own if any(slot[0] in "smuo" for slot in own) else None)
-        return self._own_slots[id(node)][1]
+            self._own_slots[id(node)] = own if any(slot[0] in "smuo" for slot in own) else None
+        return self._own_slots[id(node)]
 
     def wrapper_arguments(self, name: str, wrapper_slots: frozenset[str], args: list[Value], kwargs: dict[str, Value],
                           frame: Frame, node: ast.Call) -> None:
