@@ -310,3 +310,32 @@ def ask(question: str) -> str:
     assert looked_up[0][1].endswith(ZERO_ESTIMATE.replace("(warning)", "(info)"))
     assert clock[0][1].endswith(ZERO_ESTIMATE)
 
+
+
+def loop_then_instructions(rules: str) -> str:
+    """An orchestrator loop (maestro's shape): each step's request is built fresh, the results of
+    the earlier steps first, then fixed instructions."""
+    return f'''
+def orchestrate(objective: str) -> list:
+    results = []
+    while len(results) < 5:
+        done = "\\n".join(results)
+        reply = client.chat.completions.create(model="gpt-4o", messages=[
+            {{"role": "system", "content": f"Results so far:\\n{{done}}\\n" + {rules}}},
+            {{"role": "user", "content": objective}}])
+        results.append(reply.choices[0].message.content)
+    return results
+'''
+
+
+def test_loop_state_before_a_tail_that_loses_nothing_is_info_and_before_a_long_one_reported(tmp_path: Path) -> None:
+    # What earlier steps of an agent loop produced is content the request needs, like its
+    # documents: before instructions too short to be cached it is issue 18's short tail (info),
+    # before long ones the same value costs them on every step.
+    short = pc001(tmp_path / "short", loop_then_instructions("RULES"))
+    long = pc001(tmp_path / "long", loop_then_instructions("RULES * 12"))
+    assert [severity for severity, _ in short] == ["info"]
+    assert short[0][1].startswith("per-request loop-state `results` comes before 560 characters of stable text (system prompt)")
+    assert short[0][1].endswith(ZERO_ESTIMATE.replace("(warning)", "(info)"))
+    assert [severity for severity, _ in long] == ["error"]
+    assert "estimated loss" not in long[0][1]

@@ -35,6 +35,7 @@ RUN_STATE = "run-state"  # the origin category of a framework's run state read b
 CONVERSATION = "taken by its name to be the conversation so far, which grows with every turn"
 CHOSEN_TOOLS = "tool-choice"  # the origin category of tools a request gets only when a per-call test holds
 OBSERVED = "observation"  # the origin category of what an agent's step observed (a page, an environment)
+LOOP_STATE = "loop-state"  # the origin category of what an agent loop keeps from one step for the next
 REMEMBERED = "memory"  # the origin category of what a memory store holds about the user
 REQUEST_INPUT = "request-input"  # the origin category of an attribute a follow-up request rewrites
 CALLED_WITH = " called with a value "  # in the source of a result computed from the request's input

@@ -24,6 +24,7 @@ from promptlint.analysis import templates
 from promptlint.analysis.derived import (
     CHOSEN_TOOLS,
     DERIVED,
+    LOOP_STATE,
     OBSERVED,
     ONE_ITEM_METHODS,
     REQUEST_INPUT,
@@ -979,7 +980,7 @@ class Evaluator:
         """What an agent loop carries to its next request (`plan.append(step)`, `log += line`):
         different on every request the loop sends."""
         where = frame.module.location(mutation)
-        origin = Origin(where, frame.module.snippet(mutation), "loop-state", Volatility.PER_REQUEST)
+        origin = Origin(where, frame.module.snippet(mutation), LOOP_STATE, Volatility.PER_REQUEST)
         return Unknown(Hole(Volatility.PER_REQUEST, name, None, origin=origin))
 
     def skippable_statement_call(self, value: ast.expr, frame: Frame) -> bool:

@@ -103,7 +103,7 @@ misses once per conversation, on its first request) `info`, or a warning when at
 (2,000 characters) of stable text follow, which every new conversation prefills again, per-day
 values `info` (the cache goes cold once a day), once-per-process values `info` (workers do not share
 a prefix). `info` findings are shown with `--show-info`. Request-derived, retrieved and recalled
-content whose estimate loses nothing at any provider the call may reach (the whole prompt's stable
+content, and what earlier steps of an agent loop produced or observed, whose estimate loses nothing at any provider the call may reach (the whole prompt's stable
 text stays below every minimum cacheable prefix: moving it would cache nothing more) is `info`, with
 the estimate's words; a clock or an id there stays a warning that says so. On a provider that caches
 only at explicit breakpoints (Anthropic, Bedrock: `cache: explicit` in rules/prices.yaml), a call
@@ -158,7 +158,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from promptlint.analysis.derived import RUN_STATE, is_request_content
+from promptlint.analysis.derived import LOOP_STATE, OBSERVED, RUN_STATE, is_request_content
 from promptlint.checks.base import (
     LONG_STABLE_CHARS,
     PER_CONVERSATION,
@@ -179,6 +179,8 @@ ORDER_CATEGORIES = {"set-order", "dir-order", "shuffle", "sample", "json-order"}
 # Content looked up or computed for the request (not a clock or an id): it is in the prompt on
 # purpose, and where the call is not seen, whether a history follows it is a guess.
 LOOKED_UP = frozenset({"request-derived", "retrieval", "memory"})
+# Content whose finding is info when the estimate loses nothing (`quiet_when_nothing_lost`).
+QUIET_WHEN_SHORT = LOOKED_UP | {LOOP_STATE, OBSERVED}
 MADE_UP = frozenset({"clock", "date", "uuid", "random", "request-id", "user-id", "counter", "hostname", "process"})
 # What a value of each scope costs from where it sits on: the message says what the JSON `kind` says.
 CONSEQUENCES = {
@@ -626,12 +628,12 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
     ]
 
     def quiet_when_nothing_lost(self, finding: Finding) -> bool:
-        # Content the request needs (the question, its documents, a memory) before a tail too short
-        # to be cached at any provider the call may reach: moving it gains nothing, so it is the
-        # short-tail look-alike of issue 18. A clock or an id stays a warning: it can always move,
-        # and the prompt after it may grow.
+        # Content the request needs (the question, its documents, a memory, what earlier steps of
+        # an agent loop produced or observed) before a tail too short to be cached at any provider
+        # the call may reach: moving it gains nothing, so it is the short-tail look-alike of issue
+        # 18. A clock or an id stays a warning: it can always move, and the prompt after it may grow.
         source = finding.volatile_source
-        return source is not None and source.category in LOOKED_UP
+        return source is not None and source.category in QUIET_WHEN_SHORT
 
     def check(self, layout: PromptLayout, layout_index: int, context: RuleContext) -> Iterable[Finding]:
         reported: list[_Reported] = []  # the values judged so far in this prompt, first first
