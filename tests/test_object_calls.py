@@ -467,3 +467,38 @@ def test_a_client_the_module_hands_to_a_constructor_makes_its_calls_llm_calls(tm
     own = write_tree(tmp_path / "own", {"app.py": CHAT_WRAPPER.replace("MAKER", "Recorder()") +
                                        "\n\nclass Recorder:\n    def invoke(self, messages):\n        return messages\n"})
     assert layouts(own) == []
+
+
+LEGACY_LANGCHAIN = '''
+from datetime import datetime
+from langchain.chat_models import ChatOpenAI
+from langchain.schema import HumanMessage, SystemMessage
+
+GUIDE = """Write Mineflayer code for the task: reuse the programs given, check the inventory first. """ * 80
+
+
+class ActionAgent:
+    def __init__(self):
+        self.llm = ChatOpenAI(model_name="gpt-4", temperature=0)
+
+    def step(self, task: str) -> str:
+        system = SystemMessage(content=SYSTEM)
+        return CALL([system, HumanMessage(content=task)]).content
+'''
+
+
+def test_a_legacy_langchain_chat_model_called_as_a_function_is_an_llm_call(tmp_path: Path) -> None:
+    """INVALID: LangChain before 0.1 (`from langchain.chat_models import ChatOpenAI`, MineDojo's
+    Voyager) is called directly with its messages, `self.llm(messages)`, or through
+    `predict_messages`: the request is judged at that call, a clock ahead of the guide in its
+    system message is PC001 in the chat model's prompt. VALID twin: the clock after the guide.
+    Before, neither the legacy class nor the direct call was an LLM call (the system message was
+    judged alone, with a history assumed after it)."""
+    for call in ("self.llm", "self.llm.predict_messages"):
+        program = LEGACY_LANGCHAIN.replace("CALL", call)
+        assert twins(tmp_path / call, program, "SYSTEM", 'f"Now: {datetime.now()}\\n" + GUIDE',
+                     'GUIDE + f"Now: {datetime.now()}"') == [(13, "PC001", "error")], call
+        root = tmp_path / call / "invalid"
+        result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+        assert "langchain.chat_model.invoke" in [layout.call.api for layout in result.layouts], call
+        assert "in the `langchain.chat_model.invoke` prompt" in result.findings[0].message, call

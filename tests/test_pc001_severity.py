@@ -339,3 +339,18 @@ def test_loop_state_before_a_tail_that_loses_nothing_is_info_and_before_a_long_o
     assert short[0][1].endswith(ZERO_ESTIMATE.replace("(warning)", "(info)"))
     assert [severity for severity, _ in long] == ["error"]
     assert "estimated loss" not in long[0][1]
+
+
+def test_each_id_generator_is_a_per_request_id(tmp_path: Path) -> None:
+    # rules/sources.yaml: an id made per call (agentscope names each image a tool returns with
+    # `shortuuid.uuid()` in the text it formats into the history) before the fixed rules.
+    for module, call in (("uuid", "uuid.uuid4()"), ("shortuuid", "shortuuid.uuid()"), ("nanoid", "nanoid.generate()")):
+        found = pc001(tmp_path / module, f'''
+import {module}
+def ask(question: str, history: list) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {{"role": "system", "content": f"Request {{{call}}}\\n" + RULES * 4}}, *history,
+        {{"role": "user", "content": question}}])
+''')
+        assert [severity for severity, _ in found] == ["error"], module
+        assert found[0][1].startswith(f"per-request uuid `{call}` comes before"), found[0][1]

@@ -3525,6 +3525,13 @@ def test_a_system_role_template_is_judged_with_the_values_it_is_filled_with(tmp_
     found = findings(tmp_path / "system", {"voyager.py": VOYAGER.replace("PROGRAMS", '"\\n\\n".join(skills)')})
     message = only_finding(found, "voyager.py", 5, "error")
     assert message.startswith("per-request retrieval `self.vectordb.similarity_search(query, k=5)`")
+    # Judged in the request the legacy chat model sends (`self.action_agent.llm(messages)`), which
+    # holds the rendered message; the `format` call is where it would be judged without it.
+    assert "in the `langchain.chat_model.invoke` prompt" in message
+    # With a model the analysis cannot type, the rendered message is judged where it is filled.
+    unknown_model = VOYAGER.replace("PROGRAMS", '"\\n\\n".join(skills)').replace(
+        'ChatOpenAI(model_name="gpt-4", temperature=0)', "load_model()")
+    message = only_finding(findings(tmp_path / "unknown-model", {"voyager.py": unknown_model}), "voyager.py", 5, "error")
     assert "SystemMessagePromptTemplate.format()" in message
     assert findings(tmp_path / "human", {"voyager.py": VOYAGER.replace("PROGRAMS", '"mineBlock, craftItem"')}) == []
 

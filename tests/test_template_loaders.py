@@ -6,6 +6,7 @@ Each INVALID program has a VALID twin that differs only in the bust."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from promptlint.config import Config
@@ -220,3 +221,105 @@ def test_a_packaged_prompt_file_opened_through_as_file(tmp_path: Path) -> None:
 ''')
     root = write_tree(tmp_path, {"app/__init__.py": "", "app/prompts/rules.md": RULES, "app/agent.py": program})
     assert findings(root) == [("app/agent.py", 13, "PC001", "error")]
+
+
+FILE_UTILS = '''
+import os
+
+
+def f_expand(fpath):
+    return os.path.expandvars(os.path.expanduser(fpath))
+
+
+def f_join(*fpaths):
+    fpath = f_expand(os.path.join(*fpaths))
+    if isinstance(fpath, str):
+        fpath = fpath.strip()
+    return fpath
+
+
+def load_text(*fpaths):
+    with open(f_join(*fpaths), "r") as fp:
+        return fp.read()
+'''
+
+
+def test_a_prompt_file_read_by_a_helper_re_exported_with_a_star_import(tmp_path: Path) -> None:
+    """INVALID (Voyager's loader): `import app.utils as U; U.load_text(...)`, where the package's
+    `__init__` re-exports its file helpers with `from .file_utils import *` and the helper joins,
+    expands and strips the path before opening it. The rules are read, and the clock before them
+    is PC001. VALID twin: the clock after the rules. Before, `U.load_text` was an unknown name
+    (star imports were not followed), then unknown text (`expanduser` and `strip` lost the path)."""
+    load = 'U.load_text(f"{pkg_resources.resource_filename(\'app\', \'\')}/prompts/rules.md")'
+    program = PACKAGED.replace("LOAD", load).replace("from datetime", "import pkg_resources\nimport app.utils as U\n"
+                                                                      "from datetime")
+    files = {"app/__init__.py": "", "app/prompts/rules.md": RULES, "app/utils/__init__.py": "from .file_utils import *\n",
+             "app/utils/file_utils.py": FILE_UTILS}
+    stamped = write_tree(tmp_path / "stamped", {**files, "app/agent.py": program})
+    assert findings(stamped) == [("app/agent.py", 13, "PC001", "error")]
+    after = program.replace('"Now: " + datetime.now().isoformat() + "\\n" + rules',
+                            'rules + "Now: " + datetime.now().isoformat()')
+    assert findings(write_tree(tmp_path / "after", {**files, "app/agent.py": after})) == []
+
+
+DEEP_LOADER = '''
+import pkg_resources
+from datetime import datetime
+
+from openai import OpenAI
+
+import app.utils as U
+
+client = OpenAI()
+
+
+def load_prompt(name):
+    return U.load_text(f"{pkg_resources.resource_filename('app', '')}/prompts/{name}.md")
+
+
+class ActionAgent:
+    def render_system_message(self):
+        return SYSTEM
+
+
+class Runner:
+    def __init__(self):
+        self.agent = ActionAgent()
+
+    def step(self, task: str) -> str:
+        return client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": self.agent.render_system_message()}, {"role": "user", "content": task}])
+'''
+
+
+def test_small_path_helpers_still_run_below_the_depth_limit(tmp_path: Path) -> None:
+    """INVALID (Voyager's whole chain): the step renders the agent's system message, which loads
+    the prompt file through `load_prompt` → `U.load_text` → `f_join` → `f_expand`: the path helpers
+    sit past the evaluator's depth limit, and small helpers still run there, so the file is read
+    and the clock before it is PC001. VALID twin: the clock after the rules. Before, the path was
+    unknown at that depth and so was the whole system prompt."""
+    files = {"app/__init__.py": "", "app/prompts/rules.md": RULES, "app/utils/__init__.py": "from .file_utils import *\n",
+             "app/utils/file_utils.py": FILE_UTILS}
+    stamped = DEEP_LOADER.replace("SYSTEM", 'f"Now: {datetime.now()}\\n" + load_prompt("rules")')
+    assert findings(write_tree(tmp_path / "stamped", {**files, "app/agent.py": stamped})) == [
+        ("app/agent.py", 17, "PC001", "error")]
+    after = DEEP_LOADER.replace("SYSTEM", 'load_prompt("rules") + f"Now: {datetime.now()}"')
+    assert findings(write_tree(tmp_path / "after", {**files, "app/agent.py": after})) == []
+
+
+
+def test_which_definitions_run_past_the_depth_limit() -> None:
+    """Small definitions that do something run past the depth limit; an interface's stub does not
+    (run, it answers None: vanna's enhancer then took `if not memories: return system_prompt` as
+    always true, and the memories its name promises, judged true on bench/wild, were lost), nor
+    does a definition of some size."""
+    from promptlint.analysis.evaluator import SMALL_HELPER_NODES, _small_helper
+
+    def definition(source: str) -> ast.FunctionDef:
+        return ast.parse(source).body[0]  # type: ignore[return-value]
+
+    assert _small_helper(definition("def f_expand(p):\n    return os.path.expandvars(os.path.expanduser(p))"))
+    assert not _small_helper(definition('async def search(self, q):\n    """Search memories."""\n    pass'))
+    assert not _small_helper(definition("def search(self, q):\n    raise NotImplementedError"))
+    body = "\n".join(f"    x{i} = f(x{i - 1}, {i})" for i in range(1, SMALL_HELPER_NODES // 4))
+    assert not _small_helper(definition(f"def build(x0):\n{body}\n    return x0"))

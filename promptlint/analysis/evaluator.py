@@ -89,6 +89,11 @@ from promptlint.knowledge import SYSTEM_ROLE_SETTING, Knowledge, registering_met
 from promptlint.model import CacheBreakpoint, Hole, Literal, Location, Origin, Segment, Step, Via, Volatility
 
 MAX_DEPTH = 4
+# Past MAX_DEPTH, small helpers still run, this many frames further: a path or text helper
+# (`f_join(*parts)` → `f_expand(path)`) at the bottom of a loader four frames down decides which
+# file is the prompt, and costs next to nothing.
+HELPER_DEPTH = 2
+SMALL_HELPER_NODES = 60  # syntax nodes in the whole definition
 STORED_DEPTH = 1  # where a stored attribute's value is evaluated (stored_attribute)
 MAX_STORED_LOCALS = 8  # locals a stored attribute's value is evaluated with (bind_locals_used)
 PASSED_TO = "system text passed to "  # what an inferred wrapper's system slot is judged as (see engine)
@@ -1408,6 +1413,10 @@ class Evaluator:
             value = self.module_global(module, name)
             if value is not None:
                 return module_constant(value)
+        if module.star_imports:
+            starred = self.star_imported(module, name, frame)
+            if starred is not None:
+                return starred
         if name in ("True", "False"):
             return lit(name)
         if name == "__file__":
@@ -1446,10 +1455,28 @@ class Evaluator:
             value = self.resolve_import(module.imports[head], qualname, frame)
         else:
             found = self.module_global(module, head)
-            value = module_constant(found) if found is not None else Ref(qualname)
+            starred = self.star_imported(module, head, frame) if found is None else None
+            value = module_constant(found) if found is not None else starred or Ref(qualname)
         for attr in tail:
             value = self.attribute(value, attr, frame, None)
         return value
+
+    def star_imported(self, module: ModuleInfo, name: str, frame: Frame) -> Value | None:
+        """A public name a project module brings in with `from .file_utils import *` (a package's
+        `__init__` re-exporting its helpers: `import pkg.utils as U; U.load_text(...)`)."""
+        if name.startswith("_"):
+            return None
+        for base in module.star_imports:
+            found = self.project.split_module(base)
+            if found is None or found[1]:
+                continue
+            source = found[0]
+            if name in source.functions or name in source.classes or name in source.imports \
+                    or name in source.bindings or source.star_imports:
+                value = self.resolve_import(f"{base}.{name}", f"{base}.{name}", frame)
+                if not isinstance(value, Ref) or value.qualname != f"{base}.{name}":
+                    return value
+        return None
 
     def resolve_import(self, target: str, qualname: str, frame: Frame) -> Value:
         """Follow a re-export; a chain that comes back to itself (``from .x import y`` inside
@@ -2405,13 +2432,17 @@ class Evaluator:
             method = self.class_attribute(callee.info, "__call__", frame, callee)
             if isinstance(method, FuncVal):
                 return self.call_function(method, args, kwargs, frame, node)
+        if isinstance(callee, Obj) and f"{callee.type}.__call__" in self.knowledge.apis:
+            # A client called as a function (a legacy LangChain chat model's `llm(messages)`)
+            return self.call_external(f"{callee.type}.__call__", args, kwargs, frame, node)
         return _in_window_of(callee, unknown(frame.module.snippet(node) if node else "call",
                                              frame.module.location(node) if node else None))
 
     def call_function(self, func: FuncVal, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                       node: ast.Call | None) -> Value:
         where = frame.module.location(node) if node is not None else None
-        if frame.depth >= MAX_DEPTH or id(func.node) in frame.stack:
+        if frame.depth >= MAX_DEPTH and not (frame.depth < MAX_DEPTH + HELPER_DEPTH and _small_helper(func.node)) \
+                or id(func.node) in frame.stack:
             self._cuts += frame.depth >= MAX_DEPTH
             return unknown(f"{func.qualname}()", where)
         if isinstance(func.node, ast.Lambda):
@@ -3700,6 +3731,23 @@ def _base_names(classes: list[ClassInfo]) -> set[str]:
     of `typing.List[str]`)."""
     return {(_dotted(base.value if isinstance(base, ast.Subscript) else base) or "").rsplit(".", 1)[-1]
             for klass in classes for base in klass.bases}
+
+
+def _small_helper(function: ast.AST) -> bool:
+    """A definition of at most SMALL_HELPER_NODES syntax nodes that does something: an interface's
+    stub (`...`) is left to what the knowledge says of its name (`search_memories()` is a lookup).
+    Computed once per definition."""
+    cached = function.__dict__.get("_small_helper")
+    if cached is None:
+        count = 0
+        for _ in ast.walk(function):
+            count += 1
+            if count > SMALL_HELPER_NODES:
+                break
+        cached = count <= SMALL_HELPER_NODES and not (
+            isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_stub(function))
+        function.__dict__["_small_helper"] = cached
+    return cached
 
 
 def _is_generator(function: ast.AST) -> bool:

@@ -60,6 +60,7 @@ class ModuleInfo:
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
+    star_imports: list[str] = field(default_factory=list)  # modules of `from x import *`, in order
 
     @property
     def weight(self) -> int:
@@ -511,6 +512,8 @@ def _collect_statement(module: ModuleInfo, stmt: ast.stmt, package: str) -> None
         for alias in stmt.names:
             if alias.name != "*":
                 module.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+            elif base:
+                module.star_imports.append(base)
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         module.functions[stmt.name] = stmt
     elif isinstance(stmt, ast.ClassDef):

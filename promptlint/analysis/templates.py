@@ -118,6 +118,8 @@ def file_text(ev: "Evaluator", path_value: Value, frame: "Frame", node: ast.AST 
 # Prompt files shipped inside a package, found by the package's dotted name: `files("pkg.prompts")`
 # is the folder (a Traversable), the older calls take the package and the file's name.
 PACKAGE_FOLDERS = frozenset({"importlib.resources.files", "importlib_resources.files"})
+SAME_FILE_PATHS = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.expanduser",
+                             "os.path.expandvars"})
 PACKAGE_FILES = frozenset({"importlib.resources.read_text", "importlib_resources.read_text",
                            "importlib.resources.open_text", "importlib_resources.open_text",
                            "pkgutil.get_data", "pkg_resources.resource_string", "pkg_resources.resource_stream",
@@ -723,8 +725,8 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
             parts = [literal_text(a) for a in args]
             if all(parts):
                 return PathVal(receiver.path.joinpath(*parts))  # type: ignore[arg-type]
-        if name in ("resolve", "absolute", "expanduser"):
-            return receiver
+        if name in ("resolve", "absolute", "expanduser", "strip", "rstrip"):
+            return receiver  # the same file (`strip()`: a path built with `os.path.join` is text)
         listing = ev.knowledge.sources.get(f"pathlib.Path.{name}")
         if listing is not None:  # `folder.iterdir()`, `folder.glob("*.md")`: the file system's order
             return ev.source_value(f"pathlib.Path.{name}", listing, args, frame, node)
@@ -1097,10 +1099,14 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
             return PathVal(args[0].path.joinpath(*rest)) if all(rest) else PathVal(None)  # type: ignore[arg-type]
         parts = [literal_text(a) for a in args]
         return PathVal(Path(*parts)) if parts and all(parts) else PathVal(None)  # type: ignore[arg-type]
-    if qualname in ("os.path.dirname", "os.path.abspath", "os.path.realpath"):
-        if isinstance(first, PathVal) and first.path is not None:
-            return PathVal(first.path.parent) if short == "dirname" else first
-        return PathVal(None)
+    if qualname in SAME_FILE_PATHS or qualname == "os.path.dirname":
+        # The same file spelled another way (`os.path.expanduser(join(folder, "x.txt"))`: a
+        # project's own path helper), or its folder.
+        text = literal_text(first) if first is not None and not isinstance(first, PathVal) else None
+        path = first.path if isinstance(first, PathVal) else Path(text) if text else None
+        if path is None:
+            return PathVal(None)
+        return PathVal(path.parent) if short == "dirname" else PathVal(path)
     if qualname in ("os.environ.get", "os.getenv"):
         # Configuration: stable. Its default names what the code expects (often the model).
         default = args[1] if len(args) > 1 else kwargs.get("default")

@@ -17,7 +17,9 @@ oldest turns dropped or shortened until an excess over the limit is used up (`ex
 available`, then, oldest first, the turn kept once `excess <= 0`, else dropped and `excess -= size`:
 Qwen-Agent's truncation), or the newest turns kept while they fit a budget (`for msg in
 reversed(history): used += size; if used > limit: break; kept.insert(0, msg)`: onyx's history
-truncation). Framework
+truncation), or the oldest messages shortened in place, one more each time, while the conversation
+is over a measured limit (`while count_tokens(hist) > limit: hist[i] = shortened(i); i += 1`:
+langroid's context-overflow truncation, where the shortened messages stay so). Framework
 settings that replay only the last turns (`Agent(add_history_to_context=True, num_history_runs=5)`
 in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`, tokentrim's `trim`:
 `history_windows` in rules/prompt_sinks.yaml) are the same cut made by a library. So are the
@@ -205,6 +207,10 @@ MASKING_LOOP = re.compile(r"\bfor\s+\w+\s*,\s*\w+\s+in\s+enumerate\(|\bfor\s+\w+
 EXCESS_TEST = re.compile(r"\bif\s+\w+\s*(?:<=|<|>|>=|==)\s*[01]\s*:")
 
 
+# A loop held to a measured size (`while self.chat_num_tokens(hist) > limit`: see _shortening_loop_cuts).
+SHORTENING_LOOP = re.compile(r"\bwhile\b[^:]{0,120}?(?:len|count|token|size|length)\w*\(")
+
+
 def may_cut_history(text: str) -> bool:
     """Whether a file's text may hold a history cut (decides whether the file is parsed): a cut of
     a history-named list in a file that deals with chat messages for a model (a capped list of
@@ -218,6 +224,8 @@ def may_cut_history(text: str) -> bool:
         return False
     if ("-=" in text or "- " in text) and EXCESS_TEST.search(text) is not None and CHAT_CODE.search(text) is not None:
         return True
+    if "while " in text and "] = " in text and "+= 1" in text and SHORTENING_LOOP.search(text) is not None:
+        return CHAT_CODE.search(text) is not None
     for anchor in ANCHORS:
         start = text.find(anchor)
         while start != -1:
@@ -349,6 +357,16 @@ def pad(messages: list) -> list:
             padded.append({"role": "model", "content": "..."})
     return padded
 """,
+        # Retrieved documents (not the conversation) shortened in place until they fit the prompt.
+        """
+def fit_documents(llm, documents: list, limit: int) -> list:
+    # each becomes part of a {"role": "user", "content": ...} message
+    i = 0
+    while llm.count_tokens(documents) > limit and i < len(documents):
+        documents[i] = documents[i][:500]
+        i += 1
+    return documents
+""",
         # Text that is not the conversation (a page), cut to fit: not a history window.
         """
 def page_excerpt(browser, llm, limit: int) -> str:
@@ -447,6 +465,19 @@ def fit(messages: list, model_client, limit: int) -> list:
     while model_client.count_tokens(messages) > limit and messages:
         messages.pop(len(messages) // 2)
     return messages
+""",
+        # The oldest messages shortened in place until the conversation fits (langroid's context
+        # overflow): the shortened messages stay so, each request over the limit shortens one more.
+        """
+class ChatAgent:
+    def prepare(self, llm):
+        # {"role": ..., "content": ...} messages
+        hist = self.message_history
+        idx = 1  # the system message stays
+        while self.num_tokens(hist) > llm.context_length():
+            hist[idx] = self.truncated(idx, tokens=30)
+            idx += 1
+        return hist
 """,
         # The latest messages that fit: a count lowered until the tail fits its token limit.
         """
@@ -980,7 +1011,7 @@ def _candidate_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef,
             if cut is not None:
                 yield scope, cut
     for cut in (*_countdown_cuts(function), *_masking_cuts(function, older), *_excess_drop_cuts(function),
-                *_newest_fit_cuts(function)):
+                *_newest_fit_cuts(function), *_shortening_loop_cuts(function)):
         not_messages = _lists_of_non_messages(function) if not_messages is None else not_messages
         if cut.history not in not_messages:
             yield function, cut
@@ -1447,6 +1478,50 @@ def _excess_drop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Itera
             yield Cut(branch, target, f"is the history without its oldest items, dropped or shortened until "
                                       f"the excess `{name}` is used up")
             break
+
+
+def _shortening_loop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Cut]:
+    """The oldest messages shortened in place, one at a time, while the conversation is over its
+    limit: ``while count_tokens(hist) > limit: hist[i] = truncated(hist[i]); i += 1`` (langroid's
+    context-overflow truncation, ``hist`` being ``self.message_history``). The shortened messages
+    stay shortened, so once the conversation is over its limit each request shortens the next
+    one: an earlier message changes on every call."""
+    aliases = {node.targets[0].id: ast.unparse(node.value) for node in _nodes(function, ast.Assign)
+               if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+               and isinstance(node.value, (ast.Name, ast.Attribute)) and HISTORY_NAME.search(ast.unparse(node.value))}
+    for loop in _nodes(function, ast.While):
+        if not _measured_against_limit(loop.test):
+            continue
+        stepped = {node.target.id for node in _nodes(loop, ast.AugAssign)
+                   if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add)}
+        for node in _nodes(loop, ast.Assign):
+            target = node.targets[0] if len(node.targets) == 1 else None
+            if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name)
+                    and target.slice.id in stepped):
+                continue
+            held = ast.unparse(target.value)
+            history = aliases.get(held) or (held if HISTORY_NAME.search(held) else None)
+            if history is not None and _names_in(loop.test, held.split(".")[0]):
+                yield Cut(node, history, "has its oldest messages shortened in place, one more each time it is "
+                                         "over its limit")
+                break
+
+
+def _measured_against_limit(test: ast.expr) -> bool:
+    """``count_tokens(hist) > limit``: a measured size (a length, or a call named like one:
+    ``self.chat_num_tokens(hist)``) compared with a limit."""
+    for node in _nodes(test, ast.Compare):
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Gt, ast.GtE)) and _sized(node.left):
+            return True
+    return False
+
+
+def _sized(node: ast.expr) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) \
+        else ""
+    return name == "len" or MEASURE_NAME.search(name) is not None
 
 
 def _names_limit(node: ast.expr) -> bool:
