@@ -415,7 +415,10 @@ def load_knowledge(config: Config) -> Knowledge:
         forwarders=builtin_forwarders(),
         stable=config.stable,
         trigger_words=tuple(sorted(triggers)),
-        api_method_names=frozenset(_call_suffix(name) for name in apis) | {"send_message"},
+        # `<client type>.__call__` (a client called as a function) is never spelled at a call site;
+        # as a name it made every project `__call__` look like an LLM API (agno 52 → 81 CPU-s).
+        api_method_names=frozenset(suffix for name in apis if not (suffix := _call_suffix(name)).startswith("__"))
+        | {"send_message"},
         system_roles=frozenset(sinks_raw["system_roles"]),
         content_keys=tuple(sinks_raw["content_keys"]),
         role_keys=tuple(sinks_raw.get("role_keys", ("role",))),

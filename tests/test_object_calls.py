@@ -502,3 +502,14 @@ def test_a_legacy_langchain_chat_model_called_as_a_function_is_an_llm_call(tmp_p
         result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
         assert "langchain.chat_model.invoke" in [layout.call.api for layout in result.layouts], call
         assert "in the `langchain.chat_model.invoke` prompt" in result.findings[0].message, call
+
+
+def test_a_client_called_as_a_function_is_no_method_name_for_the_text_passes(tmp_path: Path) -> None:
+    """`langchain.chat_model.__call__` is an API for the evaluator (a client object called), but
+    no call site spells `__call__`: as a name for the reach's text passes it made every project
+    `__call__` look like an LLM call (agno: 52 → 81 CPU seconds, nothing found)."""
+    from promptlint.knowledge import load_knowledge
+
+    knowledge = load_knowledge(Config(root=tmp_path, cache_dir=None))
+    assert "langchain.chat_model.__call__" in knowledge.apis
+    assert "__call__" not in knowledge.api_method_names and "predict_messages" in knowledge.api_method_names
