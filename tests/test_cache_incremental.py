@@ -138,6 +138,18 @@ def test_an_edit_to_a_name_the_entry_read_re_evaluates_it(tmp_path: Path) -> Non
     assert answer(moved) == answer(run(tmp_path, cache_dir=None))
 
 
+def test_an_edit_to_a_function_re_exported_with_a_star_import_re_evaluates_its_user(tmp_path: Path) -> None:
+    # `import utils as U; U.stamp()`, where utils/__init__.py says `from .clock import *`: the
+    # function read through the star import is a dependency like one imported by name.
+    files = {"app.py": HELPER_USER.replace("import clock", "import utils as U").replace("clock.stamp()", "U.stamp()"),
+             "utils/__init__.py": "from .clock import *\n", "utils/clock.py": CLOCK}
+    write_tree(tmp_path, files)
+    assert _pc001(run(tmp_path)) == [("utils/clock.py", 3)]
+    write_tree(tmp_path, {"utils/clock.py": CLOCK.replace('f"{datetime.now()}"', '"a fixed stamp"')})
+    fixed = run(tmp_path)
+    assert fixed.stats["entry_modules_evaluated"] == 1 and _pc001(fixed) == []
+
+
 def test_a_name_defined_after_it_was_looked_up_in_vain_is_seen(tmp_path: Path) -> None:
     # `stamp` is missing at first: the entry looked it up and found nothing, a dependency too.
     write_tree(tmp_path, {"app.py": HELPER_USER, "clock.py": "def unrelated():\n    return 1\n"})

@@ -1472,6 +1472,8 @@ class Evaluator:
         for base in module.star_imports:
             found = self.project.split_module(base)
             if found is not None and not found[1] and name in found[0].functions:
+                if self._names_read is not None:  # a dependency of the entry's cached result
+                    self._names_read[found[0].path].add(name)
                 return FuncVal(found[0], found[0].functions[name], f"{found[0].name}.{name}")
         return None
 
