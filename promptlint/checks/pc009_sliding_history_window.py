@@ -1486,12 +1486,15 @@ def _shortening_loop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> I
     context-overflow truncation, ``hist`` being ``self.message_history``). The shortened messages
     stay shortened, so once the conversation is over its limit each request shortens the next
     one: an earlier message changes on every call."""
+    loops = [loop for loop in _nodes(function, ast.While) if any(
+        len(test.ops) == 1 and isinstance(test.ops[0], (ast.Gt, ast.GtE)) and _is_measure(test.left)
+        for test in _nodes(loop.test, ast.Compare))]
+    if not loops:
+        return
     aliases = {node.targets[0].id: ast.unparse(node.value) for node in _nodes(function, ast.Assign)
                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                and isinstance(node.value, (ast.Name, ast.Attribute)) and HISTORY_NAME.search(ast.unparse(node.value))}
-    for loop in _nodes(function, ast.While):
-        if not _measured_against_limit(loop.test):
-            continue
+    for loop in loops:
         stepped = {node.target.id for node in _nodes(loop, ast.AugAssign)
                    if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add)}
         for node in _nodes(loop, ast.Assign):
@@ -1505,23 +1508,6 @@ def _shortening_loop_cuts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> I
                 yield Cut(node, history, "has its oldest messages shortened in place, one more each time it is "
                                          "over its limit")
                 break
-
-
-def _measured_against_limit(test: ast.expr) -> bool:
-    """``count_tokens(hist) > limit``: a measured size (a length, or a call named like one:
-    ``self.chat_num_tokens(hist)``) compared with a limit."""
-    for node in _nodes(test, ast.Compare):
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Gt, ast.GtE)) and _sized(node.left):
-            return True
-    return False
-
-
-def _sized(node: ast.expr) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) \
-        else ""
-    return name == "len" or MEASURE_NAME.search(name) is not None
 
 
 def _names_limit(node: ast.expr) -> bool:
