@@ -179,7 +179,7 @@ Cycle {{step}} of the run.
 HEADER = """
 ## Profile
 Email: {email}
-""".lstrip()
+""".lstrip() + RULES
 def run(history: list, task: str, user) -> None:
     for step in range(5):
         system = HEADER.format(email=user.email) + TEMPLATE.format(step=step)

@@ -127,6 +127,7 @@ class Frame:
     self_value: Value | None = None
     qualname: str = "<module>"
     returns: list[Value] = field(default_factory=list)
+    fallbacks: set[int] = field(default_factory=set)  # indexes in `returns` of placeholders (`_fallback_returns`)
     order_taint: Hole | None = None  # inside a loop over an unordered collection
     in_llm_loop: bool = False  # inside a loop that calls an LLM: its counters change per call
     stack: tuple[int, ...] = ()
@@ -315,6 +316,59 @@ def _slot_value(slot: str, args: Sequence[T], kwargs: Mapping_[str, T]) -> T | N
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+FALLBACK_ATTRIBUTE = "_promptlint_fallback_returns"
+
+
+def _fallback_returns(function: ast.AST) -> frozenset[int]:
+    """The `return`s of a definition that give a short placeholder written there (`return f"<no
+    messages for {ticker}>"`): in an exception handler, or under a test that the data is missing
+    (`if not messages:`, `if rows is None:`, `if len(hits) == 0:`). Kept on the definition
+    (dropped with its body)."""
+    found = function.__dict__.get(FALLBACK_ATTRIBUTE)
+    if found is None:
+        ids: set[int] = set()
+        for node in nodes_of(function, (ast.ExceptHandler, ast.If)):
+            if isinstance(node, ast.If) and not _tests_missing(node.test):
+                continue
+            ids.update(id(r) for stmt in node.body for r in nodes_of(stmt, ast.Return) if _is_placeholder_text(r.value))
+        found = function.__dict__[FALLBACK_ATTRIBUTE] = frozenset(ids)
+    return found  # type: ignore[no-any-return]
+
+
+PLACEHOLDER_CHARS = 200  # a message that stands for missing data is a line, not a prompt
+
+
+def _is_placeholder_text(value: ast.expr | None) -> bool:
+    """A string or f-string written at the `return`, short: not a value handed through."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return len(value.value) <= PLACEHOLDER_CHARS
+    if isinstance(value, ast.JoinedStr):
+        return sum(len(part.value) for part in value.values
+                   if isinstance(part, ast.Constant) and isinstance(part.value, str)) <= PLACEHOLDER_CHARS
+    return False
+
+
+def _tests_missing(test: ast.expr) -> bool:
+    """`not x`, `x is None`, `len(x) == 0`, `x == ""` / `[]` / `{}` of a value (not a type test,
+    `not isinstance(x, str)`). An object's first turn (`if self.turn_count == 0:`) is a
+    decision, not missing data."""
+    if first_call_test(test):
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, (ast.Name, ast.Attribute, ast.Subscript))
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    right = test.comparators[0]
+    if isinstance(test.ops[0], ast.Is):
+        return _is_none(right)
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    if isinstance(right, ast.Constant) and type(right.value) is int and right.value == 0:
+        return isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) and test.left.func.id == "len"
+    return isinstance(right, ast.Constant) and right.value == "" or isinstance(right, (ast.List, ast.Tuple)) \
+        and not right.elts or isinstance(right, ast.Dict) and not right.keys
 
 
 def _is_placeholder(node: ast.expr) -> bool:
@@ -579,6 +633,8 @@ class Evaluator:
                 self._discarded = id(called)  # its result is not used (call_function)
                 self.eval(stmt.value, frame)
         elif isinstance(stmt, ast.Return):
+            if frame.function is not None and id(stmt) in _fallback_returns(frame.function):
+                frame.fallbacks.add(len(frame.returns))
             frame.returns.append(self.eval(stmt.value, frame) if stmt.value else NONE)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and frame.function is not None:
             self.run_import(stmt, frame)
@@ -2660,13 +2716,21 @@ class Evaluator:
         else:
             # A stream of events or chunks: not a list the analysis can count (a loop over it
             # runs its body once, for an unknown item).
-            result = self.pick_return(sub.returns, func)
+            result = self.pick_return(sub.returns, func, sub.fallbacks)
         if self.is_memoized(func):
             result = cap_volatility(result, Volatility.PER_PROCESS,
                                     f"`{func.qualname}` is memoized: computed once per process")
         return result, {k: v for k, v in sub.locals.items() if k.startswith("self.")}
 
-    def pick_return(self, returns: list[Value], func: FuncVal) -> Value:
+    def pick_return(self, returns: list[Value], func: FuncVal, fallbacks: set[int] | frozenset[int] = frozenset()
+                    ) -> Value:
+        """The value a call stands for: the first that holds volatile content, else the last. A
+        placeholder for no data or a failure (`if not rows: return f"No rows for {q}"`) is not
+        what a request gets when the function's main path returns content it computed."""
+        if fallbacks and all(isinstance(returns[index], Text) for index in fallbacks):
+            main = [value for index, value in enumerate(returns) if index not in fallbacks]
+            if any(holes_of(value) for value in main):
+                returns = main
         if not returns:
             return NONE
         for value in returns:
@@ -2966,6 +3030,9 @@ class Evaluator:
         response = self.http_response(qualname, args, kwargs, frame, node)
         if response is not None:
             return response
+        fetched = self.fetched(qualname, args, kwargs, frame, node)
+        if fetched is not None:
+            return fetched
         self.assembly_call(qualname, args, kwargs, frame, node)
         source = knowledge.sources.get(qualname)
         if source is not None:
@@ -3023,6 +3090,28 @@ class Evaluator:
             request[model_key] = model  # named in the URL (Gemini), not in the body
         self.report_sink(frame, node, callable_, [], request, None)
         return unknown(f"{qualname}() response", frame.module.location(node) if node is not None else None)
+
+    def fetched(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                node: ast.Call | None) -> Unknown | None:
+        """A web request by a plain HTTP client (rules/sources.yaml `lookup_types`: `requests.get(url)`,
+        `urlopen(Request(url))`) whose URL or query is not a constant: a page, a feed or an API's
+        answer for what this request asks, new content on every request. Headers, timeouts and
+        credentials are no part of what is asked."""
+        category = self.knowledge.lookup_types.get(qualname)
+        if category is None:
+            return None
+        asked = [*args[:1], *(kwargs[k] for k in FETCH_KEYS if k in kwargs)]
+        keys = [part for value in asked for part in (
+            [*value.args[:1], *(v for k, v in value.fields if k in FETCH_KEYS)] if isinstance(value, Obj) else [value])]
+        if not any(holes_of(key) for key in keys):
+            return None
+        where = frame.module.location(node) if node is not None else None
+        name = qualname.rsplit(".", 1)[-1]
+        snippet = frame.module.snippet(node) if node is not None else qualname
+        return Unknown(Hole(Volatility.PER_REQUEST, snippet, None,
+                            origin=Origin(where, f"{name}()", category, Volatility.PER_REQUEST),
+                            assumption=f"`{name}()` is a web request for what this request asks: what it "
+                                       "returns changes with what is asked"))
 
     def dumped_body(self, node: ast.Call | None, frame: Frame) -> Value | None:
         """The dict a request body is serialized from: `data=json.dumps(body)`,
@@ -4249,6 +4338,10 @@ def replaced_item(container: Value | None, keys: list[str | None], value: Value,
         item = replaced_item(items[position], rest, value, order_taint)
         return None if item is None else Seq((*items[:position], item, *items[position + 1:]), container.order)
     return None
+
+
+# The arguments of a web request that say what is asked (the URL, its query, a body).
+FETCH_KEYS = ("url", "params", "json", "data", "content", "query")
 
 
 def _joined(body: Value, other: Value) -> Value:

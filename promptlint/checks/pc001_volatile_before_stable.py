@@ -66,6 +66,9 @@ of a *lookup*
 keyed by anything but a constant (rules/sources.yaml `lookups`: vector-store searches, retrievers,
 memory recalls; add your own in `[tool.promptlint.lookups]`), even where the user turn is not in
 sight: documents retrieved for this question belong after the history, in the final user turn.
+A web request by a plain HTTP client whose URL, query or body is not a constant (`requests.get(url,
+params={"q": ticker})`, `urlopen(Request(url))`) is such a lookup too: the page or feed it returns
+is what this request asked for.
 A memory lookup is per request whatever its key (`get_user_memories(user_id="default")`): the
 conversation writes the memories it reads. So is a value named for a memory store's content
 (`ctx.memories`, `user_memories`: rules/prompt_sinks.yaml `memory_names`).
@@ -111,7 +114,11 @@ with no breakpoint caches nothing as written: a clock, id or counter there is a 
 (the estimate's loss assumes the fix adds the breakpoint), and request-derived, retrieved or
 recalled content is `info` (it costs nothing today). With breakpoints, a per-user or per-session
 value costs only the stable text up to the last one: other conversations read nothing after it from
-the cache (a value after it is not reported). Request-derived, retrieved or recalled content
+the cache (a value after it is not reported). Likewise a value costs only the stable text up to the
+next value that changes on every request (the day's date, then documents looked up per request,
+then the rules): the text after that one is cached by no request whatever the first does, so with
+less than ~500 tokens of stable text between them the first is `info`, and the message names the
+second. Request-derived, retrieved or recalled content
 followed by text that mostly repeats instructions given before it (a "sandwich" around the
 documents, as graphrag's search prompts do on purpose) is `info`: moving the content would only drop
 the repeat. So is such content followed by less than ~500 tokens of fixed text before other request
@@ -663,17 +670,44 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
             judged = _Reported(rank, family, hole.guard, None)
             reported.append(judged)
             per_conversation = hole.volatility in PER_CONVERSATION
-            after = stable_after(layout, index, until=shared_until if per_conversation else None)
+            until = shared_until if per_conversation else None
+            cut = _next_per_request(layout, index) if hole.volatility is not Volatility.PER_REQUEST else None
+            if cut is not None and until is not None and until <= cut:
+                cut = None
+            after = stable_after(layout, index, until=cut if cut is not None else until)
             if not after.matters(context, shared_only=per_conversation):
                 continue
             severity, consequence = _severity(hole, after, layout, index, context)
+            if cut is not None and after.chars < LONG_STABLE_CHARS:
+                severity, consequence = Severity.INFO, _cut_short(layout, cut, after)
             message = (f"{describe_hole(hole)} comes before {after.describe()} in the "
                        f"`{layout.call.api}` prompt; {consequence}")
-            if after.only_assumed:
+            if after.only_assumed and cut is None:
                 message += f" (assumed: {after.assumed})"
             reported[-1] = replace(judged, finding=len(found))
             found.append(_with_guard(self.finding(layout, layout_index, index, hole, severity, message), hole))
         return found
+
+
+def _cut_short(layout: PromptLayout, cut: int, after: StableAfter) -> str:
+    """The words for a value followed by little stable text and then one that changes on every
+    request: what comes after that one is lost whatever this value does."""
+    later = layout.segments()[cut][1]
+    assert isinstance(later, Hole)
+    return (f"only {characters(after.chars)} of stable text follow before {describe_hole(later)}, which "
+            "changes on every request: nothing after it is cached whatever this value does (info)")
+
+
+def _next_per_request(layout: PromptLayout, index: int) -> int | None:
+    """The first value after segment ``index`` that changes on every request (documents looked up
+    for it, after the day's date): the text after it is cached by no request, so it is that
+    value's loss, not this one's. (The text after a user's id is still shared by that user's
+    conversations, so a value before it costs that text too.)"""
+    for position, (part, segment) in enumerate(layout.segments()[index + 1:], index + 1):
+        if isinstance(segment, Hole) and segment.volatility is Volatility.PER_REQUEST and not segment.is_history \
+                and part != "final_user":
+            return position
+    return None
 
 
 def _with_guard(finding: Finding, hole: Hole) -> Finding:
