@@ -126,3 +126,24 @@ def analyse(ticker: str, history: list):
 ''')
     # (Before: "per-day date `date.today()` comes before 2,946 characters of stable text".)
     assert [message.split(" `")[0] for _, message in found] == ["per-request retrieval"]
+
+
+def test_a_value_before_a_per_request_one_loses_only_the_text_between(tmp_path: Path) -> None:
+    # The user's id, a paragraph, posts fetched per request, then the long guide: moving the id
+    # caches the paragraph, not the guide. The finding is info and names the posts; its estimate
+    # counts the paragraph only (before: the guide too, as if the posts had moved with it).
+    root = write_tree(tmp_path, HEAD + '''
+PARAGRAPH = "You write one report per trading day for the desk, in plain words. " * 8
+def analyse(ticker: str, user_id: str, history: list):
+    posts = requests.get("https://api.example.com/posts", params={"symbol": ticker}).text
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": f"Desk member {user_id}.\\n{PARAGRAPH}\\nPosts:\\n{posts}\\n{GUIDE * 3}"},
+        *history, {"role": "user", "content": "Write the report."}])
+''')
+    result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
+    [user, posts] = [f for f in result.findings if f.rule == "PC001"]
+    assert (user.severity.value, posts.severity.value) == ("info", "error")
+    assert "only 546 characters of stable text follow before per-request retrieval `requests.get(" in user.message
+    assert user.estimate is not None and posts.estimate is not None
+    assert user.estimate.lost_tokens_per_call == 0  # ~140 tokens: below every provider's minimum
+    assert posts.estimate.lost_tokens_per_call is not None and posts.estimate.lost_tokens_per_call > 1000

@@ -376,6 +376,23 @@ def assembled_once(layout: PromptLayout, guard: str) -> PromptLayout:
                                        for part in layout.parts))
 
 
+def next_per_request(segments: tuple[tuple[str, Segment], ...], index: int, end: int | None = None) -> int | None:
+    """The first value (before ``end``) that changes on every request, after segment ``index``
+    when that one changes less often (a user's id, the day's date, a set's order): the text after
+    it is cached by no request, so it is that value's loss, not this one's, and moving this one
+    caches the text up to it only. None for a per-request value itself. The history and the
+    final user turn are no such value (their text is no prefix either way)."""
+    first = segments[index][1]
+    if not isinstance(first, Hole) or first.volatility is Volatility.PER_REQUEST:
+        return None
+    for position in range(index + 1, len(segments) if end is None else end):
+        part, segment = segments[position]
+        if isinstance(segment, Hole) and segment.volatility is Volatility.PER_REQUEST and not segment.is_history \
+                and part != "final_user":
+            return position
+    return None
+
+
 def instruction_pieces(segments: tuple[tuple[str, Segment], ...], start: int) -> list[Literal]:
     """The fixed instructions of the final user turn after segment ``start``: what a fix moves
     ahead of the request's content. Pieces shorter than ``MIN_INSTRUCTION_PIECE`` are labels and

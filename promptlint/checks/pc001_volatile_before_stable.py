@@ -166,6 +166,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from promptlint.analysis.derived import LOOP_STATE, OBSERVED, RUN_STATE, is_request_content
+from promptlint.analysis.layout import next_per_request
 from promptlint.checks.base import (
     LONG_STABLE_CHARS,
     PER_CONVERSATION,
@@ -671,7 +672,7 @@ async def plan(kernel: Kernel, budget: Budget, history: str):
             reported.append(judged)
             per_conversation = hole.volatility in PER_CONVERSATION
             until = shared_until if per_conversation else None
-            cut = _next_per_request(layout, index) if hole.volatility is not Volatility.PER_REQUEST else None
+            cut = next_per_request(layout.segments(), index)
             if cut is not None and until is not None and until <= cut:
                 cut = None
             after = stable_after(layout, index, until=cut if cut is not None else until)
@@ -696,18 +697,6 @@ def _cut_short(layout: PromptLayout, cut: int, after: StableAfter) -> str:
     assert isinstance(later, Hole)
     return (f"only {characters(after.chars)} of stable text follow before {describe_hole(later)}, which "
             "changes on every request: nothing after it is cached whatever this value does (info)")
-
-
-def _next_per_request(layout: PromptLayout, index: int) -> int | None:
-    """The first value after segment ``index`` that changes on every request (documents looked up
-    for it, after the day's date): the text after it is cached by no request, so it is that
-    value's loss, not this one's. (The text after a user's id is still shared by that user's
-    conversations, so a value before it costs that text too.)"""
-    for position, (part, segment) in enumerate(layout.segments()[index + 1:], index + 1):
-        if isinstance(segment, Hole) and segment.volatility is Volatility.PER_REQUEST and not segment.is_history \
-                and part != "final_user":
-            return position
-    return None
 
 
 def _with_guard(finding: Finding, hole: Hole) -> Finding:

@@ -43,7 +43,8 @@ def estimate_finding(finding: Finding, layouts: tuple[PromptLayout, ...], counte
     if layout is None or finding.bust_index is None:
         return Estimate(None, counter.name, exact=not counter.bundled,
                         note="no prompt layout for this finding: nothing to count")
-    profile = measure(layout, finding.bust_index, counter)
+    # PC001 counts what a value loses up to the next one that changes on every request.
+    profile = measure(layout, finding.bust_index, counter, own_share=finding.rule == "PC001")
     priced = table.resolve(finding.call_site.pricing_provider(), finding.call_site.model, config.providers)
     token_losses = [token_loss(profile, item.row) for item in priced]
     context = _CallContext(finding, layout, counter, table, config)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptlint.analysis.layout import instruction_pieces
+from promptlint.analysis.layout import instruction_pieces, next_per_request
 from promptlint.estimate.tokens import TokenCounter
 from promptlint.model import CacheBreakpoint, Hole, Literal, PromptLayout, Segment
 
@@ -59,10 +59,12 @@ class PrefixProfile:
         return tuple(u.description for u in self.unknowns if start.index < u.index < end.index)
 
 
-def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter) -> PrefixProfile:
+def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter, own_share: bool = False) -> PrefixProfile:
     """Profile ``layout`` whose first volatile segment is ``layout.segments()[bust_index]``; a
     negative ``bust_index`` means a request setting (``prompt_cache_key``, ``cache_salt``) that
-    changes per call, which loses the whole prefix."""
+    changes per call, which loses the whole prefix. The loss counts every volatile value after it
+    as moved too (the fix of the whole prompt), unless ``own_share``: then it ends at the next
+    value that changes on every request (PC001's count for a value that changes less often)."""
     position = holes = 0
     stable_end: Mark | None = None
     breakpoints: list[Mark] = []
@@ -85,6 +87,9 @@ def measure(layout: PromptLayout, bust_index: int, counter: TokenCounter) -> Pre
         bust = Mark(-1, 0)
     elif bust_index < end.index:
         bust = _mark_at(layout, counter, bust_index)
+        cut = next_per_request(segments, bust_index, end.index) if own_share else None
+        if cut is not None:  # what follows a value new on every request is cached by no fix of this one
+            end = _mark_at(layout, counter, cut)
     else:
         # A value inside the final user turn, fixed instructions after it (PC010): the fix moves
         # them before the turn's values, so the prefix up to the value and they can be cached.
