@@ -1,8 +1,8 @@
 """Content fetched over the network for this request (a page, a feed, an API's answer) is new on
 every request, as retrieved documents are; a helper's placeholder for no data is not what it
 returns for a request; and the text after a value that changes on every request is that value's
-loss, not an earlier one's.
-Small programs through the real analyzer (rules/sources.yaml `lookup_types`)."""
+loss, not an earlier one's. Small programs through the real analyzer (rules/sources.yaml
+`lookup_types`)."""
 
 from __future__ import annotations
 
