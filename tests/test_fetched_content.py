@@ -58,8 +58,10 @@ def test_a_page_fetched_for_the_request_is_retrieved_content(tmp_path: Path) -> 
 
 def test_a_fetch_of_a_constant_address_is_no_lookup(tmp_path: Path) -> None:
     # The same page on every request (a published prompt, a config), whatever the headers say.
-    constant = 'requests.get("https://example.com/prompt.txt", headers={"Authorization": ticker}, timeout=10).text'
-    assert pc001(tmp_path, sent_before_the_guide(constant)) == []
+    for name, constant in (
+            ("module", 'requests.get("https://example.com/prompt.txt", headers={"Authorization": ticker}, timeout=10).text'),
+            ("session", 'requests.Session().get("https://example.com/prompt.txt", headers={"X-User": ticker}).text')):
+        assert pc001(tmp_path / name, sent_before_the_guide(constant)) == [], name
 
 
 PLACEHOLDERS = '''

@@ -351,24 +351,17 @@ def _is_placeholder_text(value: ast.expr | None) -> bool:
 
 
 def _tests_missing(test: ast.expr) -> bool:
-    """`not x`, `x is None`, `len(x) == 0`, `x == ""` / `[]` / `{}` of a value (not a type test,
-    `not isinstance(x, str)`). An object's first turn (`if self.turn_count == 0:`) is a
-    decision, not missing data."""
+    """`not x`, `x is None` (`_emptiness_test`) or `len(x) == 0` of a value, not a type test (`not
+    isinstance(x, str)`). An object's first turn (`if self.turn_count == 0:`) is a decision, not
+    missing data."""
     if first_call_test(test):
         return False
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return isinstance(test.operand, (ast.Name, ast.Attribute, ast.Subscript))
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return False
-    right = test.comparators[0]
-    if isinstance(test.ops[0], ast.Is):
-        return _is_none(right)
-    if not isinstance(test.ops[0], ast.Eq):
-        return False
-    if isinstance(right, ast.Constant) and type(right.value) is int and right.value == 0:
-        return isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) and test.left.func.id == "len"
-    return isinstance(right, ast.Constant) and right.value == "" or isinstance(right, (ast.List, ast.Tuple)) \
-        and not right.elts or isinstance(right, ast.Dict) and not right.keys
+    tested = _emptiness_test(test)
+    if tested is not None:
+        return isinstance(tested[0], (ast.Name, ast.Attribute, ast.Subscript))
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+        and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) and test.left.func.id == "len" \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0
 
 
 def _is_placeholder(node: ast.expr) -> bool:
@@ -2410,7 +2403,7 @@ class Evaluator:
         # changes also for a constant key (`get_user_memories(user_id="default")`); a generic
         # `get` with a constant key on a memory (`memory.get("memory", "")`) reads one field.
         if category is None or not self.memory_lookup_by_name(method, category) and all(
-                literal_text(v) is not None or isinstance(v, NoneVal) for v in [*args, *kwargs.values()]):
+                literal_text(v) is not None or isinstance(v, NoneVal) for v in _asked(args, kwargs)):
             return result
         unknowns = [h for h in holes_of(result) if h.volatility is Volatility.UNKNOWN and not h.is_history]
         # No results is what the store returns where the analysis left it unconfigured
@@ -3094,15 +3087,14 @@ class Evaluator:
     def fetched(self, qualname: str, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                 node: ast.Call | None) -> Unknown | None:
         """A web request by a plain HTTP client (rules/sources.yaml `lookup_types`: `requests.get(url)`,
-        `urlopen(Request(url))`) whose URL or query is not a constant: a page, a feed or an API's
-        answer for what this request asks, new content on every request. Headers, timeouts and
-        credentials are no part of what is asked."""
+        `urlopen(Request(url))`) whose URL, query or body is not a constant: a page, a feed or an
+        API's answer for what this request asks, new content on every request. How it is sent
+        (headers, timeouts, credentials: `TRANSPORT_KEYS`) is no part of what is asked."""
         category = self.knowledge.lookup_types.get(qualname)
         if category is None:
             return None
-        asked = [*args[:1], *(kwargs[k] for k in FETCH_KEYS if k in kwargs)]
-        keys = [part for value in asked for part in (
-            [*value.args[:1], *(v for k, v in value.fields if k in FETCH_KEYS)] if isinstance(value, Obj) else [value])]
+        keys = [part for value in _asked(args, kwargs) for part in (  # a `Request(url, data=...)` object's own
+            [*value.args, *(v for k, v in value.fields if k not in TRANSPORT_KEYS)] if isinstance(value, Obj) else [value])]
         if not any(holes_of(key) for key in keys):
             return None
         where = frame.module.location(node) if node is not None else None
@@ -4340,8 +4332,15 @@ def replaced_item(container: Value | None, keys: list[str | None], value: Value,
     return None
 
 
-# The arguments of a web request that say what is asked (the URL, its query, a body).
-FETCH_KEYS = ("url", "params", "json", "data", "content", "query")
+# Arguments of a lookup or a web request that say how it is sent, not what it asks (a token in a
+# header is the same on every request, and no key of what comes back).
+TRANSPORT_KEYS = frozenset({"headers", "timeout", "auth", "cookies", "proxies", "verify", "cert",
+                            "allow_redirects", "follow_redirects", "stream"})
+
+
+def _asked(args: list[Value], kwargs: dict[str, Value]) -> list[Value]:
+    """The arguments that say what a lookup or a web request asks for."""
+    return [*args, *(value for key, value in kwargs.items() if key not in TRANSPORT_KEYS)]
 
 
 def _joined(body: Value, other: Value) -> Value:
