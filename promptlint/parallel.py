@@ -371,12 +371,15 @@ class LayoutCollector:
 
 
 def _first_source(layout: PromptLayout) -> str | None:
-    """The file the final user turn's first fixed text comes from (a prompt template), if any."""
-    for part in layout.parts:
-        if part.name == "final_user":
-            for segment in part.segments:
-                if isinstance(segment, Literal) and segment.location is not None:
-                    return segment.location.path
+    """The file the final user turn's first fixed text comes from (a prompt template), else the
+    prompt's (a completion API's single text: devika sends eleven agents' templates through one
+    `generate(prompt=...)`), if any."""
+    for wanted in ("final_user", None):
+        for part in layout.parts:
+            if wanted is None or part.name == wanted:
+                for segment in part.segments:
+                    if isinstance(segment, Literal) and segment.location is not None:
+                        return segment.location.path
     return None
 
 

@@ -865,7 +865,7 @@ async def tagging(chat_mdl, content, examples):
     _, msg = fit_in(msg, chat_mdl.max_length)
     return await chat_mdl.async_chat(prompt, msg[1:])
 ''')
-    assert (2, "examples", "^async_chat#1") in tagging
+    assert (2, "examples", "^async_chat#1|prompt,") in tagging  # with the names the arguments are written as
     chat = flows_of('''
 async def async_chat(self, system, history):
     history.insert(0, {"role": "system", "content": system})

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from promptlint.analysis.index import nodes_of
-from promptlint.analysis.summaries import target_names
+from promptlint.analysis.summaries import positional_slot_applies, target_names, written_names
 from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.analysis.values import BUILT_ON
 from promptlint.model import Hole, Location, Origin, Part, PromptLayout, Volatility
@@ -95,10 +95,13 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
         if isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in user_roles:
             content = next((keywords[k] for k in content_keys if k in keywords), call.args[0] if call.args else None)
             found |= _text_names(content) if content is not None else set()
-        for slot in user_calls.get(name, ()):
+        slots = user_calls.get(name, ())
+        written = written_names(call.args)
+        for slot in slots:
             if slot.startswith("#"):
                 index = int(slot[1:])
-                content = call.args[index] if index < len(call.args) else None
+                applies = positional_slot_applies("", f"{index}{written}", set(slots))
+                content = call.args[index] if index < len(call.args) and applies else None
             else:
                 content = keywords.get(slot[1:]) or next((keywords[k] for k in content_keys if k in keywords), None)
             found |= _text_names(content) if content is not None else set()

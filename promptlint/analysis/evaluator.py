@@ -45,7 +45,8 @@ from promptlint.analysis.layout import argument, is_turn, message_role_content, 
 from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
-from promptlint.analysis.summaries import SinkShapes, first_call_test, flow_slots, parameter_flows, sink_shapes
+from promptlint.analysis.summaries import (SinkShapes, first_call_test, flow_slots, parameter_flows,
+                                          positional_slot_applies, sink_shapes, written_names)
 from promptlint.analysis.values import (
     MAX_UNROLL,
     BUILT_ON,
@@ -1849,9 +1850,9 @@ class Evaluator:
                 found = base.get(key)
                 if found is not None:
                     return found
-            spread = spread_of(base)
-            if spread is not None:
-                return spread
+            chosen = spread_of(base) or self.registry_choice(base)
+            if chosen is not None:
+                return chosen
             return unknown(frame.module.snippet(node), frame.module.location(node))
         if isinstance(node.slice, ast.Slice) and _from_the_end(node.slice) and not self.counts_zero(node.slice, frame):
             latest = _latest_items(base, Step(frame.module.location(node), frame.module.snippet(node)))
@@ -2498,6 +2499,8 @@ class Evaluator:
                         func.self_value, func.qualname, stack=(*frame.stack, id(func.node)), function=func.node)
             self.bind_params(func.node, sub, args, kwargs, None)
             return self.eval(func.node.body, sub)
+        if isinstance(func.self_value, Instance) and func.self_value.alternatives:
+            return self.call_alternatives(func, args, kwargs, frame, node)
         if frame.depth == 0 and node is not None and self.on_assembly is not None and frame.function is not None:
             args, kwargs = self.derived_arguments(node, args, kwargs, frame.function, frame)
         # Overrides run only for a result that is used, a few frames down at most: most abstract
@@ -2535,6 +2538,36 @@ class Evaluator:
         elif isinstance(func.self_value, Instance) and self_updates and node is not None:
             result = self.updated_receiver(func.self_value, self_updates, result, node, frame)
         return result
+
+    def registry_choice(self, registry: Mapping) -> Value | None:
+        """`{"OLLAMA": Ollama(), "CLAUDE": Claude()}[model_enum]`: a registry of project objects
+        read with a key the analysis does not know is any of them: the first, holding the others
+        as alternatives that a method call runs too (`call_alternatives`). None for anything
+        else (a registry of classes stays unknown: the calls on what it makes are judged where
+        the prompt is handed over, as an inferred wrapper's, for every provider at once)."""
+        choices = [value for key, value in registry.entries if key is not None]
+        if not choices or not all(isinstance(value, Instance) for value in choices):
+            return None
+        first, *others = choices
+        return replace(first, alternatives=tuple(others)) if others else first
+
+    def call_alternatives(self, func: FuncVal, args: list[Value], kwargs: dict[str, Value], frame: Frame,
+                          node: ast.Call | None) -> Value:
+        """A method called on an object picked from a registry runs on whichever object it is:
+        on each (a few at most), as an abstract method's overrides are, so that the provider
+        that sends the prompt is among them; the result carrying volatile or request-derived
+        content is kept, else the first that is known."""
+        chosen = func.self_value
+        assert isinstance(chosen, Instance)
+        name = func.qualname.rsplit(".", 1)[-1]
+        results = []
+        for inst in (replace(chosen, alternatives=()), *chosen.alternatives)[:MAX_OVERRIDES]:
+            method = self.class_attribute(inst.info, name, frame, inst)
+            if isinstance(method, FuncVal):
+                results.append(self.call_function(method, args, kwargs, frame, node))
+        return next((r for r in results if most_volatile(r) or _carries_tag(r)), None) or \
+            next((r for r in results if not isinstance(r, (NoneVal, Unknown))), None) or \
+            (results[0] if results else unknown(f"{func.qualname}()"))
 
     def call_overrides(self, func: FuncVal, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                        node: ast.Call | None) -> Value | None:
@@ -3419,7 +3452,9 @@ class Evaluator:
         call passes as the user's turn tells which of its unknown parts are request-derived."""
         slots = sorted(wrapper_slots)
         system_slots = {slot[1:] for slot in slots if slot[0] in "so"}
-        user_slots = {slot for slot in slots if slot[0] == "u" and _slot_node(node, slot[1:]) is not None}
+        written = written_names(node.args)
+        user_slots = {slot for slot in slots if slot[0] == "u" and _slot_node(node, slot[1:]) is not None
+                      and (slot[1] != "#" or positional_slot_applies("u", f"{slot[2:]}{written}", set(slots)))}
         # A slot that is system text in some implementations and the user's turn in others (a
         # provider without system messages makes `_system_msg(text)` a user message) is system
         # text when the call hands the user's turn or the messages in another argument:

@@ -210,9 +210,10 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                 flows.add((-1, "", f"{SITE}{GUESSED}{'' if sends else UNSURE}{call.lineno}"))
             for keyword in shapes.any_call_keywords & keywords.keys():
                 reach(keywords[keyword], SYSTEM)
+            written = written_names(args)
             for index, arg in enumerate(args):
                 if not isinstance(arg, ast.Starred):
-                    reach(arg, f"{short}#{index}")
+                    reach(arg, f"{short}#{index}{written}")
             for keyword, value in keywords.items():
                 reach(value, f"{short}={keyword}")
             if forwarded is not None and any(k.arg is None and isinstance(k.value, ast.Name)
@@ -299,10 +300,37 @@ def _target_kinds(target: str, slots: dict[str, set[str]]) -> list[str]:
             known = slots.get(callee)
             if not known:
                 return []
-            kinds = [kind for kind, prefix in KINDS.items() if f"{prefix}{separator}{slot}" in known
+            kinds = [kind for kind, prefix in KINDS.items()
+                     if (positional_slot_applies(prefix, slot, known) if separator == "#" else f"{prefix}={slot}" in known)
                      and not (mark == CONVERTED and kind != MESSAGES or mark == TEXT_ONLY and kind == MESSAGES)]
             return sorted({ONCE if once and kind == SYSTEM else kind for kind in kinds})
     return []  # a site ("@<line>") or no slot at all
+
+
+NAMED_ARGUMENTS = "|"  # after a positional flow's index: the names the call's positional arguments are written as
+
+
+def written_names(args: list[ast.expr]) -> str:
+    """``|prompt,project_name`` for ``inference(prompt, project_name)``: the names a call's
+    positional arguments are written as ("" for any other expression), when one is a bare name;
+    else "". A positional slot is read with them (``positional_slot_applies``)."""
+    names = [arg.id if isinstance(arg, ast.Name) else "" for arg in args]
+    return NAMED_ARGUMENTS + ",".join(names) if any(names) else ""
+
+
+def positional_slot_applies(prefix: str, slot: str, known: set[str]) -> bool:
+    """Whether a positional slot (``1|prompt,project_name``: position 1 of a call whose arguments
+    are written so) is the callee's ``{prefix}#1`` slot. Not when another argument is written as
+    the name of a keyword slot of the same kind, at a position that is no such slot (``u=prompt``
+    while ``prompt`` is argument 0 and ``u#0`` is no slot): that call is to a definition whose
+    parameters sit elsewhere (devika's facade ``inference(prompt, project_name)`` beside seven
+    providers' ``inference(model_id, prompt)``), and position 1 is not the prompt there."""
+    index, _, written = slot.partition(NAMED_ARGUMENTS)
+    if f"{prefix}#{index}" not in known:
+        return False
+    names = written.split(",") if written else []
+    return not any(name and position != int(index) and f"{prefix}={name}" in known
+                   and f"{prefix}#{position}" not in known for position, name in enumerate(names))
 
 
 def _callee(target: str) -> str:

@@ -488,7 +488,7 @@ def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out:
             if isinstance(iterable, Seq) and iterable.order is not None:
                 out.append(replace(iterable.order, location=where))
             if target:
-                inner[target] = unknown(target, where)
+                inner[target] = _loop_item(ev, item.iter, iterable, target, where, nodes)
             _jinja_nodes(ev, item.body, inner, out, slots, nodes, depth + 1)
         elif isinstance(item, nodes.Include) and isinstance(item.template, nodes.Const) \
                 and isinstance(item.template.value, str):
@@ -497,6 +497,21 @@ def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out:
             scope[item.target.name] = _jinja_expr(ev, item.node, scope, where, nodes)
         elif hasattr(item, "body") and isinstance(item.body, list):
             _jinja_nodes(ev, item.body, scope, out, slots, nodes, depth + 1)
+
+
+def _loop_item(ev: "Evaluator", iter_node: Any, iterable: Value, target: str, where: Location, nodes: Any) -> Value:
+    """The item of a `{% for message in conversation %}` loop. Over a value named like the whole
+    conversation so far (rules/prompt_sinks.yaml conversation_inputs) that the analysis does not
+    know, the loop writes out the transcript, which grows with every turn: its text is tagged
+    as the conversation's, like a Python method's reading of it (`tag_conversation_read`)."""
+    from promptlint.analysis.derived import tag_conversation_read  # derived.py imports this module
+
+    item = unknown(target, where)
+    if isinstance(iter_node, nodes.Name) and iter_node.name in ev.knowledge.conversation_inputs \
+            and isinstance(iterable, Unknown) and iterable.hole.volatility is Volatility.UNKNOWN:
+        return Unknown(tag_conversation_read(item.hole, {iter_node.name}, where,
+                                             f"{{% for {target} in {iter_node.name} %}}"))
+    return item
 
 
 def _jinja_include(ev: "Evaluator", name: str, scope: dict[str, Value], out: list[Any], slots: _JinjaSlots,

@@ -121,6 +121,9 @@ class Instance:
     # Only its type is known (a parameter annotated with the class): its declared fields hold what
     # the caller set, not the class's defaults.
     typed: bool = False
+    # The other objects it may be at run time (a registry of providers read with a key the
+    # analysis does not know): a method called on it runs on each (Evaluator.call_alternatives).
+    alternatives: tuple["Instance", ...] = ()
 
 
 @dataclass(frozen=True)
