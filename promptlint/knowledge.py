@@ -336,15 +336,24 @@ def _parse_api(raw: dict[str, Any], where: str) -> ApiSpec:
         ) from None
 
 
-def _call_suffix(callable_name: str) -> str:
+# Methods of a client object whose names every framework also gives its own methods: Ollama's
+# `chat` and `generate`. As bare names they made every `chat(...)` lead to an LLM call (langroid's
+# cold run 5 → 10 s); they are matched with the receiver the SDK's examples name.
+GENERIC_CLIENT_METHODS = frozenset({"chat", "generate"})
+
+
+def _call_suffixes(callable_name: str) -> tuple[str, ...]:
     """How an LLM call looks at the call site, specific enough for a text-level pre-selection:
-    ``completions.create`` (not every ``.create``), ``generate_content``, ``completion``."""
+    ``completions.create`` (not every ``.create``), ``generate_content``, ``completion``; a
+    generic client method with its usual receivers (``ollama.chat``, ``client.chat``)."""
     parts = callable_name.split(".")
     method = parts[-1]
+    if method in GENERIC_CLIENT_METHODS and len(parts) == 3 and parts[1] == "client":
+        return f"{parts[0]}.{method}", f"client.{method}"
     if method in ("create", "parse", "stream", "invoke", "ainvoke", "batch", "astream", "count_tokens") \
             and len(parts) >= 2 and parts[-2] not in ("chat_model", "client"):
-        return f"{parts[-2]}.{method}"
-    return method
+        return (f"{parts[-2]}.{method}",)
+    return (method,)
 
 
 def load_knowledge(config: Config) -> Knowledge:
@@ -417,7 +426,7 @@ def load_knowledge(config: Config) -> Knowledge:
         trigger_words=tuple(sorted(triggers)),
         # `<client type>.__call__` (a client called as a function) is never spelled at a call site;
         # as a name it made every project `__call__` look like an LLM API (agno 52 → 81 CPU-s).
-        api_method_names=frozenset(suffix for name in apis if not (suffix := _call_suffix(name)).startswith("__"))
+        api_method_names=frozenset(suffix for name in apis for suffix in _call_suffixes(name) if not suffix.startswith("__"))
         | {"send_message"},
         system_roles=frozenset(sinks_raw["system_roles"]),
         content_keys=tuple(sinks_raw["content_keys"]),

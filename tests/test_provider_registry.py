@@ -185,3 +185,12 @@ def execute(self, task, project_name):
     call = ast.parse("def execute(self, task, project_name):\n    prompt = task\n"
                      "    return self.llm.inference(prompt, project_name)").body[0]
     assert user_turn_names(call, frozenset({"user"}), ("content",), {"inference": ("#1", "=prompt")}) == set()
+
+
+def test_ollama_method_names_lead_to_llm_calls_only_with_their_receivers() -> None:
+    # `chat` and `generate` are every framework's own method names: as bare names they sent the
+    # reach pass through every `chat(...)` (langroid's cold run doubled); the SDK's are matched
+    # with the receivers its examples use.
+    names = load_knowledge(Config()).api_method_names
+    assert {"ollama.chat", "client.chat", "ollama.generate", "client.generate"} <= names
+    assert not {"chat", "generate"} & names
