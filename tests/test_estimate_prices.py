@@ -110,6 +110,15 @@ def test_unknown_model_of_a_known_provider_uses_its_default(table):
     assert "not in the price table" in priced.note
 
 
+def test_a_self_hosted_server_prices_any_model_as_its_own(table):
+    # Ollama runs `gpt-oss-20b` locally: Groq's price for the same model is not its cost, and an
+    # OpenAI client pointed at DeepSeek is still priced there.
+    for model in ("gpt-oss-20b", "llama3.1", None):
+        (priced,) = table.resolve("ollama", model)
+        assert priced.row.label == "ollama/local" and priced.row.input == 0, model
+    assert table.resolve("openai", "deepseek-v4-pro")[0].row.provider == "deepseek"
+
+
 def test_unknown_model_and_provider_prices_every_provider(table):
     labels = [p.row.label for p in table.resolve("litellm", None)]
     assert {label.split("/")[0] for label in labels} == set(table.unknown_model_providers)

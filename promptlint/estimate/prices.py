@@ -166,7 +166,10 @@ class PriceTable:
     def _best(self, name: str, provider: str | None) -> PriceRow | None:
         candidates = self.rows_of(provider) if provider else ()
         best = _best_match(name, candidates)
-        if best is None:  # an OpenAI-compatible client pointed at another provider, etc.
+        # A self-hosted server (every row free: Ollama) runs whatever model it is given, and a
+        # hosted provider's row for the same name (Groq's `gpt-oss-20b`) is not its price.
+        self_hosted = bool(candidates) and all(row.input == 0 for row in candidates)
+        if best is None and not self_hosted:  # an OpenAI-compatible client pointed at another provider, etc.
             order = {p: i for i, p in enumerate(self.unknown_model_providers)}
             others = sorted(self.rows, key=lambda row: order.get(row.provider, len(order)))
             best = _best_match(name, others)
