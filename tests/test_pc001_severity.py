@@ -187,6 +187,21 @@ def ask(question: str, retriever) -> str:
                   "characters of stable text follow it before other request content (info) " + RETRIEVAL)]
 
 
+def test_a_value_the_analysis_knows_nothing_of_is_no_other_request_content(tmp_path: Path) -> None:
+    # A catalog handed in (graphrag's community reports, devika's project code) may be the same on
+    # every request: the rules after it still count as what the retrieved documents cost. A
+    # value known to change (the question above) still ends the block.
+    found = pc001(tmp_path, '''
+def ask(question: str, retriever, catalog: str) -> str:
+    docs = retriever.search(question)
+    system = f"Documents:\\n{docs}\\n" + "Tools:\\n" + catalog + "\\n" + RULES * 3
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": "Go."}])
+''')
+    assert [severity for severity, _ in found] == ["warning"], found
+    assert "other request content" not in found[0][1]
+
+
 def test_each_retrieved_document_rendered_field_by_field_before_the_rules(tmp_path: Path) -> None:
     # The fields of each document with a bullet between them are one block of retrieved content:
     # the rules after the last field are what is lost, not the "] " between two fields.

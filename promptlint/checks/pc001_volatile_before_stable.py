@@ -122,7 +122,9 @@ second. Request-derived, retrieved or recalled content
 followed by text that mostly repeats instructions given before it (a "sandwich" around the
 documents, as graphrag's search prompts do on purpose) is `info`: moving the content would only drop
 the repeat. So is such content followed by less than ~500 tokens of fixed text before other request
-content (`{documents}`, one sentence, `Question: {q}`); the fields of the same looked-up content
+content (`{documents}`, one sentence, `Question: {q}`); a value the analysis knows nothing of (a
+catalog handed in, a project's code) is no such content, and the fixed text after it still counts;
+the fields of the same looked-up content
 (each document's title and text, with a bullet between them) are one block, counted after its last
 piece. A value inside an earlier user, assistant or tool message counts only literal text and a
 spliced history after it as lost: the messages written after it in the same list are this call's own
@@ -819,14 +821,24 @@ def _stable_block_after(layout: PromptLayout, index: int) -> int:
     segments = [segment for _, segment in layout.segments()]
     origin = _origin_place(segments[index])
     chars = 0
+    past_unknown = False
     for segment in segments[index + 1:]:
         if isinstance(segment, Hole):
-            if origin is None or _origin_place(segment) != origin:
+            if _plainly_unknown(segment):
+                # Content the analysis knows nothing of is no evidence of more request content; the
+                # same looked-up content after it is the next use of it, not more of the block.
+                past_unknown = True
+                continue
+            if origin is None or _origin_place(segment) != origin or past_unknown:
                 break
             chars = 0
         elif isinstance(segment, Literal):
             chars += len(segment.text)
     return chars
+
+
+def _plainly_unknown(hole: Hole) -> bool:
+    return hole.volatility is Volatility.UNKNOWN and hole.origin is None and not hole.is_history
 
 
 def _origin_place(segment: object) -> Location | None:
