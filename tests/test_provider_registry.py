@@ -194,3 +194,26 @@ def test_ollama_method_names_lead_to_llm_calls_only_with_their_receivers() -> No
     names = load_knowledge(Config()).api_method_names
     assert {"ollama.chat", "client.chat", "ollama.generate", "client.generate"} <= names
     assert not {"chat", "generate"} & names
+
+
+def test_a_template_writing_the_conversation_whole_writes_the_transcript(tmp_path: Path) -> None:
+    template = "Earlier turns:\n{{ chat_history }}\n" + GUIDE + "\n"
+    app = '''
+from pathlib import Path
+from jinja2 import Template
+from openai import OpenAI
+client = OpenAI()
+PROMPT = Template((Path(__file__).parent / "answer.jinja2").read_text())
+
+def answer(chat_history: str, question: str) -> str:
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": PROMPT.render(chat_history=chat_history)},
+        {"role": "user", "content": question}]).choices[0].message.content
+'''
+    found = [f for f in findings(tmp_path, {"app.py": app, "answer.jinja2": template}) if f.rule == "PC001"]
+    assert [(f.location.path, f.location.line) for f in found] == [("answer.jinja2", 2)], found
+    assert "`{{ chat_history }}`" in found[0].message and "conversation so far" in found[0].message
+    other = template.replace("chat_history", "documents")
+    other_app = app.replace("chat_history=chat_history", "documents=chat_history")
+    assert not [f for f in findings(tmp_path / "documents", {"app.py": other_app, "answer.jinja2": other})
+                if f.rule == "PC001"]

@@ -474,7 +474,8 @@ def _jinja_nodes(ev: "Evaluator", body: list[Any], scope: dict[str, Value], out:
                     out.append(Literal(child.data, slots.line_start(child)))
                 else:
                     child_where = slots.expression(child)
-                    value = _jinja_expr(ev, child, scope, child_where, nodes)
+                    value = _conversation_written(ev, child, _jinja_expr(ev, child, scope, child_where, nodes),
+                                                  child_where, nodes)
                     out.extend(slot_value(value, child_where, _jinja_name(child)))
         elif isinstance(item, nodes.If):
             _jinja_nodes(ev, item.body, scope, out, slots, nodes, depth + 1)
@@ -504,14 +505,25 @@ def _loop_item(ev: "Evaluator", iter_node: Any, iterable: Value, target: str, wh
     conversation so far (rules/prompt_sinks.yaml conversation_inputs) that the analysis does not
     know, the loop writes out the transcript, which grows with every turn: its text is tagged
     as the conversation's, like a Python method's reading of it (`tag_conversation_read`)."""
+    item = unknown(target, where)
+    named = getattr(iter_node, "name", "")
+    return _as_conversation(ev, iter_node, iterable, item, where, f"{{% for {target} in {named} %}}", nodes)
+
+
+def _conversation_written(ev: "Evaluator", node: Any, value: Value, where: Location, nodes: Any) -> Value:
+    """`{{ chat_history }}`: the whole conversation so far written out, tagged as the loop's is."""
+    return _as_conversation(ev, node, value, value, where, "{{ " + getattr(node, "name", "") + " }}", nodes)
+
+
+def _as_conversation(ev: "Evaluator", node: Any, value: Value, written: Value, where: Location, expression: str,
+                     nodes: Any) -> Value:
     from promptlint.analysis.derived import tag_conversation_read  # derived.py imports this module
 
-    item = unknown(target, where)
-    if isinstance(iter_node, nodes.Name) and iter_node.name in ev.knowledge.conversation_inputs \
-            and isinstance(iterable, Unknown) and iterable.hole.volatility is Volatility.UNKNOWN:
-        return Unknown(tag_conversation_read(item.hole, {iter_node.name}, where,
-                                             f"{{% for {target} in {iter_node.name} %}}"))
-    return item
+    if isinstance(node, nodes.Name) and node.name in ev.knowledge.conversation_inputs \
+            and isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN \
+            and isinstance(written, Unknown):
+        return Unknown(tag_conversation_read(written.hole, {node.name}, where, expression))
+    return written
 
 
 def _jinja_include(ev: "Evaluator", name: str, scope: dict[str, Value], out: list[Any], slots: _JinjaSlots,
