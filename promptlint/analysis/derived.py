@@ -96,11 +96,11 @@ def user_turn_names(function: ast.AST, user_roles: frozenset[str], content_keys:
             content = next((keywords[k] for k in content_keys if k in keywords), call.args[0] if call.args else None)
             found |= _text_names(content) if content is not None else set()
         slots = user_calls.get(name, ())
-        written = written_names(call.args)
+        written, known = (written_names(call.args), set(slots)) if slots else ("", set())
         for slot in slots:
             if slot.startswith("#"):
                 index = int(slot[1:])
-                applies = positional_slot_applies("", f"{index}{written}", set(slots))
+                applies = positional_slot_applies("", f"{index}{written}", known)
                 content = call.args[index] if index < len(call.args) and applies else None
             else:
                 content = keywords.get(slot[1:]) or next((keywords[k] for k in content_keys if k in keywords), None)

@@ -2565,9 +2565,7 @@ class Evaluator:
             method = self.class_attribute(inst.info, name, frame, inst)
             if isinstance(method, FuncVal):
                 results.append(self.call_function(method, args, kwargs, frame, node))
-        return next((r for r in results if most_volatile(r) or _carries_tag(r)), None) or \
-            next((r for r in results if not isinstance(r, (NoneVal, Unknown))), None) or \
-            (results[0] if results else unknown(f"{func.qualname}()"))
+        return _most_telling(results) if results else unknown(f"{func.qualname}()")
 
     def call_overrides(self, func: FuncVal, args: list[Value], kwargs: dict[str, Value], frame: Frame,
                        node: ast.Call | None) -> Value | None:
@@ -2577,10 +2575,7 @@ class Evaluator:
         request-derived content is the one kept, else the first. None: no override found."""
         results = [self.call_function(override, args, kwargs, frame, node)
                    for override in self.overrides(func)[:MAX_OVERRIDES]]
-        if not results:
-            return None
-        return next((r for r in results if most_volatile(r) or _carries_tag(r)), None) or \
-            next((r for r in results if not isinstance(r, (NoneVal, Unknown))), results[0])
+        return _most_telling(results) if results else None
 
     def sends_requests(self, func: FuncVal) -> bool:
         """A method named like one that reaches an LLM call (a model client's `create`): its
@@ -3452,9 +3447,9 @@ class Evaluator:
         call passes as the user's turn tells which of its unknown parts are request-derived."""
         slots = sorted(wrapper_slots)
         system_slots = {slot[1:] for slot in slots if slot[0] in "so"}
-        written = written_names(node.args)
+        written, known = written_names(node.args), set(slots)
         user_slots = {slot for slot in slots if slot[0] == "u" and _slot_node(node, slot[1:]) is not None
-                      and (slot[1] != "#" or positional_slot_applies("u", f"{slot[2:]}{written}", set(slots)))}
+                      and (slot[1] != "#" or positional_slot_applies("u", f"{slot[2:]}{written}", known))}
         # A slot that is system text in some implementations and the user's turn in others (a
         # provider without system messages makes `_system_msg(text)` a user message) is system
         # text when the call hands the user's turn or the messages in another argument:
@@ -4371,6 +4366,13 @@ def replaced_item(container: Value | None, keys: list[str | None], value: Value,
 # header is the same on every request, and no key of what comes back).
 TRANSPORT_KEYS = frozenset({"headers", "timeout", "auth", "cookies", "proxies", "verify", "cert",
                             "allow_redirects", "follow_redirects", "stream"})
+
+
+def _most_telling(results: list[Value]) -> Value:
+    """Of the results of the methods an object may run (overrides, a registry's providers): the
+    one carrying volatile or request-derived content, else the first that is known."""
+    return next((r for r in results if most_volatile(r) or _carries_tag(r)), None) or \
+        next((r for r in results if not isinstance(r, (NoneVal, Unknown))), results[0])
 
 
 def _asked(args: list[Value], kwargs: dict[str, Value]) -> list[Value]:

@@ -512,16 +512,18 @@ def _loop_item(ev: "Evaluator", iter_node: Any, iterable: Value, target: str, wh
 
 def _conversation_written(ev: "Evaluator", node: Any, value: Value, where: Location, nodes: Any) -> Value:
     """`{{ chat_history }}`: the whole conversation so far written out, tagged as the loop's is."""
+    if not isinstance(value, Unknown):
+        return value
     return _as_conversation(ev, node, value, value, where, "{{ " + getattr(node, "name", "") + " }}", nodes)
 
 
-def _as_conversation(ev: "Evaluator", node: Any, value: Value, written: Value, where: Location, expression: str,
-                     nodes: Any) -> Value:
+def _as_conversation(ev: "Evaluator", node: Any, value: Value, written: Unknown, where: Location, expression: str,
+                     nodes: Any) -> Unknown:
+    """``written`` tagged as the conversation's when ``node`` names it and its ``value`` is unknown."""
     from promptlint.analysis.derived import tag_conversation_read  # derived.py imports this module
 
     if isinstance(node, nodes.Name) and node.name in ev.knowledge.conversation_inputs \
-            and isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN \
-            and isinstance(written, Unknown):
+            and isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN:
         return Unknown(tag_conversation_read(written.hole, {node.name}, where, expression))
     return written
 
