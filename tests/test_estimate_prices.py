@@ -39,7 +39,7 @@ def test_every_model_row_is_complete(table):
     assert len(table.rows) >= 40
     # A self-hosted server (Ollama) prices every row at nothing: a miss costs time, not dollars.
     self_hosted = {row.provider for row in table.rows} - {row.provider for row in table.rows if row.input > 0}
-    assert self_hosted == {"ollama"}
+    assert self_hosted == {"ollama", "llamacpp"}
     for row in table.rows:
         assert (row.input > 0 or row.provider in self_hosted) and row.output >= 0 \
             and 0 <= row.cache_read <= row.input, row.label
@@ -117,6 +117,20 @@ def test_a_self_hosted_server_prices_any_model_as_its_own(table):
         (priced,) = table.resolve("ollama", model)
         assert priced.row.label == "ollama/local" and priced.row.input == 0, model
     assert table.resolve("openai", "deepseek-v4-pro")[0].row.provider == "deepseek"
+
+
+def test_a_gguf_file_is_priced_as_a_self_hosted_server_whatever_the_client(table):
+    # An OpenAI client with a base URL, sending to a llama.cpp server: the model names a GGUF
+    # file, which no hosted provider serves, even where its name has a hosted row (gpt-oss-20b).
+    for model in ("unsloth/Qwen3.5-0.8B-GGUF", "gpt-oss-20b-GGUF"):
+        (priced,) = table.resolve("openai", model)
+        assert priced.row.label == "llamacpp/local" and priced.row.input == 0, model
+        assert "self-hosted" in priced.note
+    # Ollama runs GGUF files too: its own server, not llama.cpp's; LiteLLM names it by prefix.
+    assert table.resolve("ollama", "hf.co/unsloth/Qwen3-GGUF")[0].row.label == "ollama/local"
+    assert table.resolve("litellm", "ollama_chat/qwen3")[0].row.label == "ollama/local"
+    # The providers a user configured still come first.
+    assert table.resolve("openai", "x-GGUF", ("openai",))[0].row.provider == "openai"
 
 
 def test_unknown_model_and_provider_prices_every_provider(table):

@@ -217,3 +217,32 @@ def answer(chat_history: str, question: str) -> str:
     other_app = app.replace("chat_history=chat_history", "documents=chat_history")
     assert not [f for f in findings(tmp_path / "documents", {"app.py": other_app, "answer.jinja2": other})
                 if f.rule == "PC001"]
+
+
+def test_a_local_gguf_model_loses_what_a_hosted_minimum_would_hide(tmp_path: Path) -> None:
+    # ~600 tokens of fixed rules after the request: under OpenAI's 1,024-token minimum nothing
+    # would be cached either way (info), but the client is pointed at a llama.cpp server, which
+    # caches any shared prefix: the rules are re-processed on every call.
+    rules = "Select only commands from the list above; answer with their names, comma-separated. " * 28
+    app = f'''
+from openai import OpenAI
+RULES = {rules!r}
+
+def select(request: str, model: str = "gpt-4o") -> str:
+    client = OpenAI(base_url="http://localhost:8091/v1")
+    return client.chat.completions.create(model=model, messages=[
+        {{"role": "user", "content": f"## Request\\n{{request}}\\n\\n{{RULES}}"}}]).choices[0].message.content
+
+def run(request: str) -> str:
+    return select(request, model="MODEL")
+'''
+    def pc010(model: str) -> Finding:
+        (found,) = [f for f in findings(tmp_path / model, {"app.py": app.replace("MODEL", model)})
+                    if f.rule == "PC010" and f.call_site.model == model]
+        return found
+
+    hosted, local = pc010("gpt-4o"), pc010("unsloth/Qwen3.5-0.8B-GGUF")
+    assert hosted.severity.value == "info" and hosted.estimate.lost_tokens_per_call == 0
+    assert local.severity.value == "warning", local.message
+    (loss,) = local.estimate.losses
+    assert loss.provider == "llamacpp" and loss.lost_tokens_per_call > 400 and loss.usd_per_month == 0

@@ -134,12 +134,16 @@ class PriceTable:
         if model:
             hint, name = self.normalise(model, hint)
             hint = hint if hint in self.providers else None  # a provider with no rows of its own
+            family = self.family(name)
+            if family is not None and not fallback and self.is_self_hosted(family) \
+                    and not (hint and self.is_self_hosted(hint)):
+                # Only a self-hosted server runs it (a GGUF file), whatever client sends to it.
+                return self._defaults([family], f"model '{model}' runs on a self-hosted server ({family})")
             found = self._best(name, hint)
             if found is not None:
                 return (Priced(found),)
             if hint is None and not fallback:  # the providers the user named come first
-                hint = next((provider for glob, provider in self.model_families
-                             if provider in self.providers and fnmatchcase(name, glob)), None)
+                hint = family
             if hint is not None:
                 return self._defaults([hint], f"model '{model}' is not in the price table")
             return self._defaults(fallback or self.unknown_model_providers,
@@ -163,13 +167,21 @@ class PriceTable:
         name = _BEDROCK_REGION.sub("", name).removeprefix("anthropic.")
         return hint, name
 
+    def family(self, name: str) -> str | None:
+        """The provider a model's name says (`claude-*`, a `*-GGUF` file), if the table has it."""
+        return next((provider for glob, provider in self.model_families
+                     if provider in self.providers and fnmatchcase(name, glob)), None)
+
+    def is_self_hosted(self, provider: str) -> bool:
+        """Every row free (Ollama, llama.cpp): a miss costs prefill time, not dollars."""
+        rows = self.rows_of(provider)
+        return bool(rows) and all(row.input == 0 for row in rows)
+
     def _best(self, name: str, provider: str | None) -> PriceRow | None:
-        candidates = self.rows_of(provider) if provider else ()
-        best = _best_match(name, candidates)
-        # A self-hosted server (every row free: Ollama) runs whatever model it is given, and a
-        # hosted provider's row for the same name (Groq's `gpt-oss-20b`) is not its price.
-        self_hosted = bool(candidates) and all(row.input == 0 for row in candidates)
-        if best is None and not self_hosted:  # an OpenAI-compatible client pointed at another provider, etc.
+        best = _best_match(name, self.rows_of(provider) if provider else ())
+        # A self-hosted server runs whatever model it is given, and a hosted provider's row for
+        # the same name (Groq's `gpt-oss-20b`) is not its price.
+        if best is None and not (provider and self.is_self_hosted(provider)):  # an OpenAI-compatible client pointed at another provider, etc.
             order = {p: i for i, p in enumerate(self.unknown_model_providers)}
             others = sorted(self.rows, key=lambda row: order.get(row.provider, len(order)))
             best = _best_match(name, others)
