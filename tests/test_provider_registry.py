@@ -13,6 +13,7 @@ from promptlint.analysis.reach import UNTRACEABLE
 from promptlint.analysis.summaries import infer_wrappers, parameter_flows, sink_shapes
 from promptlint.config import Config
 from promptlint.engine import analyze
+from promptlint.estimate import format_estimate
 from promptlint.knowledge import load_knowledge
 from promptlint.model import Finding
 from tests.conftest import write_tree
@@ -246,3 +247,5 @@ def run(request: str) -> str:
     assert local.severity.value == "warning", local.message
     (loss,) = local.estimate.losses
     assert loss.provider == "llamacpp" and loss.lost_tokens_per_call > 400 and loss.usd_per_month == 0
+    assert "self-hosted (llamacpp): a miss costs prefill time" in format_estimate(local.estimate)
+    assert "self-hosted" not in format_estimate(hosted.estimate)

@@ -178,6 +178,9 @@ def format_estimate(estimate: Estimate | None) -> str:
         scope = "up to " if len(estimate.losses) > 1 else ""
         text += (f"; {scope}{format_usd(worst.usd_per_month)}/month ({worst.provider}/{worst.model}, "
                  f"{worst.calls_per_day:,.0f} calls/day, prices as of {worst.price_as_of})")
+    elif worst is not None and all(loss.lost_tokens_per_call and loss.usd_per_1k_calls == 0
+                                   for loss in estimate.losses):  # priced at nothing: Ollama, llama.cpp
+        text += f"; self-hosted ({worst.provider}): a miss costs prefill time before the first token, not dollars"
     return text + " [estimate]"
 
 
