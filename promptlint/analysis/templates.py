@@ -46,6 +46,7 @@ from promptlint.analysis.values import (
     unknown,
     volatile_item,
 )
+from promptlint.analysis import regex_sub
 from promptlint.analysis.summaries import TEMPLATE_RENDERERS
 from promptlint.model import Hole, Literal, Location, Origin, Step, Volatility
 
@@ -1099,6 +1100,11 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         return first.field("value") or unknown("next", where)
     if qualname == "json.dumps":
         return json_dumps(ev, first, kwargs, frame, node)
+    if qualname == "re.compile":
+        return regex_sub.pattern_object(args, kwargs)
+    if qualname == "re.sub" and len(args) >= 3:
+        flags = args[4] if len(args) > 4 else kwargs.get("flags")
+        return regex_sub.substituted(ev, regex_sub.compiled(args[0], flags), args[1], args[2], frame, node)
     if qualname in ("json.loads", "json.load"):
         return load_structured(ev, first or NONE, "json", frame, node)
     if qualname in ("yaml.safe_load", "yaml.load", "yaml.full_load"):
@@ -1245,6 +1251,14 @@ def object_method(ev: "Evaluator", owner: Obj, path: str, args: list[Value], kwa
         return jinja_template(args[0] if args else None, where)
     if owner.type == "counter" and path == "__next__":
         return owner.field("value") or unknown("next", where)
+    if owner.type == regex_sub.PATTERN and path == "sub" and len(args) >= 2:
+        filled = regex_sub.substituted(ev, regex_sub.compiled(owner), args[0], args[1], frame, node)
+        if filled is not None:
+            return filled
+    if owner.type == regex_sub.MATCH:
+        group = regex_sub.match_method(owner, path, args)
+        if group is not None:
+            return group
     if path.endswith("format") and owner.type in ("text",):
         return unknown("format", where)
     if owner.type.endswith(ROLE_TEMPLATES) and path in TEMPLATE_RENDERERS and node is not None:

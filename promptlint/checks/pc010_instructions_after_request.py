@@ -53,7 +53,9 @@ given the same text) is a false alarm: give it a module-level name, add its name
 `setting-names`, or suppress the finding. A user message stored and replayed as history keeps its
 text as written, so the loss is paid once per conversation, not once per turn; the rule cannot
 tell such a message from the newest turn. A clock or an id before the fixed text is PC001's
-finding, not this rule's. A user message judged where it is built, with no call in sight, is
+finding, not this rule's, unless the request's content follows it closely (`Today is {now}.
+Question: {question}` and the rules): PC001 sees nothing the clock alone loses there, and this
+rule reports the rules from the clock on. A user message judged where it is built, with no call in sight, is
 assumed to follow a fixed prefix (the finding says so); one built inside a loop that calls an LLM
 is not judged there (an agent loop sends it after the history it grows). User messages are judged
 in the functions promptlint evaluates: those that call an LLM, build a system message or call a
@@ -76,7 +78,7 @@ from promptlint.analysis.derived import is_request_content
 from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, InputThenFixedText, input_then_fixed_text
 from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.checks.base import LONG_STABLE_CHARS, NOTABLE_STABLE_CHARS, Rule, RuleContext
-from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Segment, Severity, Step
+from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Segment, Severity, Step, Volatility
 
 TEMPLATE_LINES = 200  # a prompt template longer than this is rare: beyond it, the text is not the value's
 NAMED_VALUE_CHARS = 40  # a value built elsewhere is named in the message when its expression is this short
@@ -182,12 +184,32 @@ def instructions_after_request(layout: PromptLayout, settings: frozenset[str] = 
     """The request's first value in the final user turn when at least ``min_chars`` of fixed text
     follow it (what PC010 reports, the collector keeps and the verifier fixes). A closing line
     costs nothing worth saying; a volatile value there is PC001's finding, unless it is the
-    request's own content (a graph node's state)."""
+    request's own content (a graph node's state), or the request's content follows it closely
+    (`Today is {now}. User asks: {question}` and the rules): then PC001 sees nothing the clock
+    alone loses, and the rules are lost to both."""
     found = input_then_fixed_text(layout, settings)
-    if found is None or found.fixed_chars < min_chars \
-            or found.hole.volatility.is_volatile and not is_request_content(found.hole):
+    if found is None or found.fixed_chars < min_chars:
+        return None
+    if found.hole.volatility.is_volatile and not is_request_content(found.hole) \
+            and not _request_follows(layout.segments(), found.index):
         return None
     return found
+
+
+def _request_follows(segments: tuple[tuple[str, Segment], ...], index: int) -> bool:
+    """The request's own content (or a value PC010 would take for it: one not known to be
+    constant) comes after segment ``index`` in the final user turn, with less fixed text between
+    them than PC001 reports on its own."""
+    between = 0
+    for part, segment in segments[index + 1:]:
+        if part != "final_user":
+            continue
+        if isinstance(segment, Literal):
+            between += len(segment.text)
+        elif isinstance(segment, Hole) and (is_request_content(segment) or not segment.volatility.is_volatile
+                                            and segment.volatility is not Volatility.STABLE):
+            return between < LONG_STABLE_CHARS
+    return False
 
 
 def _placed_in_message(hole: Hole, index: int, layout: PromptLayout) -> Hole:
