@@ -30,6 +30,7 @@ from promptlint.analysis.index import subclass_index
 from promptlint.analysis.project import SUBCLASSES_OF, Project
 from promptlint.analysis.reach import SELF_CALL, UNTRACEABLE, reach_over
 from promptlint.analysis.summaries import infer_wrappers, reached_calls, system_wrappers
+from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.cache import Cache, FileFacts, StoredEntry
 from promptlint.checks import RULES_BY_CODE, RuleContext, selected_rules
 from promptlint.checks.pc008_chat_template_date import ChatTemplateDate
@@ -915,8 +916,11 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
     """One finding per value and call: the same value, born at one place, can enter one prompt at
     several lines (a ledger's lines rendered by two helpers, seen from two evaluation contexts).
     That is one root cause with one fix: the first place is kept (the most severe first), and
-    the others are listed on it. Likewise one finding per line, call and severity: two values that
-    can fill the same place (a task from the command line or typed at a prompt) have one fix there."""
+    the others are listed on it. Likewise one finding per template placeholder, call and severity
+    (a template rendered by a function that is an entry itself and by its caller, seen with the
+    caller's values: ragflow's `sufficiency_select`), kept at the placeholder; and one per line,
+    call and severity: two values that can fill the same place (a task from the command line or
+    typed at a prompt) have one fix there."""
     def origin(finding: Finding) -> tuple:
         source = finding.volatile_source
         return (finding.rule, finding.call_site.location, source.location) if source is not None else (id(finding),)
@@ -924,21 +928,38 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
     def line(finding: Finding) -> tuple:  # of one severity: a value that changes more often is reported too
         return finding.rule, finding.severity, finding.call_site.location, finding.location.path, finding.location.line
 
+    def slot(finding: Finding) -> tuple:  # the template placeholder it fills, seen from two entries
+        filled = next((step.location for step in finding.related if step.message.startswith(FILLS_SLOT)), None)
+        return (finding.rule, finding.severity, finding.call_site.location, filled) if filled else (id(finding),)
+
+    def also_fills(finding: Finding) -> RelatedLocation:
+        if finding.volatile_source:
+            source = finding.volatile_source.source  # a call's name, or "derived from `question`"
+            said = source if "`" in source else f"`{source}`"
+            return RelatedLocation(finding.volatile_source.location, f"{said} also fills this place", note=True)
+        return RelatedLocation(finding.location, "also reported here", note=True)
+
     one_each = _merged(findings, origin,
                        lambda f: RelatedLocation(f.location, "also enters the prompt here", note=True))
-    return _merged(one_each, line, lambda f: RelatedLocation(
-        f.volatile_source.location, f"`{f.volatile_source.source}` also fills this place", note=True)
-        if f.volatile_source else RelatedLocation(f.location, "also reported here", note=True))
+    # The slot's own place first: the fix moves the placeholder (or the text around it) there.
+    one_per_slot = _merged(one_each, slot, also_fills, _at_its_slot)
+    return _merged(one_per_slot, line, also_fills)
+
+
+def _at_its_slot(finding: Finding) -> bool:
+    return any(step.message.startswith(FILLS_SLOT) and step.location == finding.location for step in finding.related)
 
 
 def _merged(findings: list[Finding], key: Callable[[Finding], tuple],
-            note: Callable[[Finding], RelatedLocation]) -> list[Finding]:
+            note: Callable[[Finding], RelatedLocation],
+            preferred: Callable[[Finding], bool] = lambda finding: False) -> list[Finding]:
     groups: dict[tuple, list[Finding]] = {}
     for finding in findings:
         groups.setdefault(key(finding), []).append(finding)
     result = []
     for group in groups.values():
-        group.sort(key=lambda f: (-f.severity.rank, f.location.path, f.location.line, f.location.column))
+        group.sort(key=lambda f: (-f.severity.rank, not preferred(f), f.location.path, f.location.line,
+                                  f.location.column))
         kept, others = group[0], group[1:]
         if others:
             kept = replace(kept, related=(*kept.related, *map(note, others)))

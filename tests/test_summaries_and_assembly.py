@@ -32,7 +32,7 @@ from promptlint.config import Config, load_config
 from promptlint.engine import analyze
 from promptlint.facts import file_facts
 from promptlint.knowledge import load_knowledge
-from promptlint.model import SENDS, CallSite, Hole, Literal, Location, Part, PromptLayout, Severity, Step, Volatility
+from promptlint.model import SENDS, CallSite, Finding, Hole, Literal, Location, Part, PromptLayout, Severity, Step, Volatility
 from tests.conftest import run_cli, write_tree
 
 SHAPES = sink_shapes(load_knowledge(Config()))
@@ -1468,6 +1468,57 @@ def chat(history: list):
         (2, "`input` also fills this place")]
     milder = replace(typed, severity=Severity.WARNING)
     assert len(finalize([milder, first], config, [root], root)) == 2
+
+
+def test_a_template_placeholder_seen_from_its_helper_and_its_caller_is_one_finding(tmp_path: Path) -> None:
+    """ragflow's sufficiency prompt: the helper rendering the template is an entry, and so is the
+    agent method calling it with its own (derived) question. Both see the question fill the same
+    placeholder of the same prompt: one finding, at the placeholder, listing the caller's value."""
+    found = analyze_tree(tmp_path, {"prompts.py": '''
+import jinja2
+from openai import OpenAI
+
+ENV = jinja2.Environment()
+SELECT = """You judge whether the documents answer the question.
+Question: {{ question }}
+""" + "Judge only by the documents; answer in JSON with the keys is_sufficient and useful_ids. " * 50 + """
+Documents:
+{{ documents }}
+"""
+
+
+def form_message(system_prompt, user_prompt):
+    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": user_prompt}]
+
+
+def gen_json(system_prompt, user_prompt, history):
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[*form_message(system_prompt, user_prompt),
+                                                                      *history])
+
+
+def select(question: str, documents: str, history: list):
+    return gen_json(ENV.from_string(SELECT).render(question=question, documents=documents), "Output:", history)
+''', "agent.py": '''
+from prompts import select
+
+
+class Agent:
+    def judge(self, question: str, evidence: str, history: list):
+        evidence = evidence[:4000]
+        return select(question, evidence, history)
+'''})
+    [kept] = [f for f in found if f.rule == "PC001"]
+    placeholder = (tmp_path / "prompts.py").read_text().splitlines().index("Question: {{ question }}") + 1
+    assert (kept.location.path, kept.location.line) == ("prompts.py", placeholder)
+    assert [(r.location.path, r.message) for r in kept.related if r.location.path == "agent.py"] == [
+        ("agent.py", "derived from `question` also fills this place")]
+
+
+def analyze_tree(tmp_path: Path, files: dict[str, str]) -> list[Finding]:
+    root = write_tree(tmp_path, files)
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    assert not result.errors, result.errors
+    return result.findings
 
 
 FILTERED_CONVERSATION_APP = {"app/agent.py": '''
