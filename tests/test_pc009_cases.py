@@ -93,6 +93,15 @@ class Memory:
         if len(self.messages) > self.max_messages:
             self.messages = self.messages[-self.max_messages:]
 ''', [((5, 13, 5, 63), "`self.messages` is cut to its last `self.max_messages` messages" + CUT)]),
+    "a configured head and the latest messages, returned through locals (a condenser)": ('''
+class RecentMessages:
+    def condense(self, messages: list) -> list:
+        # the {"role": ...} messages the llm is sent
+        head = messages[: self.keep_first]
+        tail_length = max(0, self.max_messages - len(head))
+        tail = messages[-tail_length:]
+        return head + tail
+''', [((7, 9, 7, 27), "`messages` keeps its first messages and only the latest ones after it" + CUT)]),
     "slice stored back without a check": ('''
 class Memory:
     def add_message(self, role: str, content: str) -> None:
@@ -473,6 +482,13 @@ class ChatHistoryBlock:
 }
 
 LEFT_ALONE = {
+    "the first message and all the others, returned through locals": '''
+def with_note(messages: list, note: dict) -> list:
+    # the {"role": ...} messages for the llm, a note after the system message
+    head = messages[:1]
+    rest = messages[1:]
+    return head + [note] + rest
+''',
     "items elided by indexes of a fixed head, whatever the length": OMIT_BY_INDEXES.replace(
         "last_removed = max(0, len(observations) - self.n)\n        return observations[1:last_removed]",
         "return observations[1:3]"),

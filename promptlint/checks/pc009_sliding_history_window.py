@@ -4,7 +4,9 @@ r"""PC009 sliding-history-window.
 Finds conversation histories that are cut from the front or the middle one message at a time once
 they reach a limit: `self.messages = self.messages[-max_messages:]` after a length check,
 `messages.pop(1)` or `del history[i]` in a loop that counts messages or tokens, `messages[:1] +
-messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`, or a list started with
+messages[len(messages) - limit:]` (or `[messages[0], *messages[-limit:]]`, or the same through
+locals and returned, with a head of the size the object is configured with: `head =
+messages[:self.keep_first]`, `tail = messages[-tail_length:]`, `return head + tail`, or a list started with
 the first message and extended with the latest ones, or every item but the latest few removed:
 `for image in images[:-2]: messages.remove(image)`, or every item but the latest few replaced by a
 placeholder or a shortened copy as the list grows: `if i < len(view) - window: masked`, or counted
@@ -1115,6 +1117,9 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
             # Asked only of a cut found: it walks the whole function.
             if not (isinstance(target, ast.Name) and _only_rendered(function, node, target.id)):
                 yield cut
+    elif isinstance(node, ast.Return) and node.value is not None \
+            and (history := _returned_kept_head(function, node.value)) is not None:
+        yield Cut(node, history, "keeps its first messages and only the latest ones after it")
     elif isinstance(node, ast.Return) and node.value is not None and _returns_window(function):
         history = _front_slice(node.value, stored=False)
         if history is not None and history.startswith("self.") and _configured_size(node.value):
@@ -1378,11 +1383,36 @@ def _extends_a_kept_head(function: ast.FunctionDef | ast.AsyncFunctionDef, call:
     return None
 
 
+def _returned_kept_head(function: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr) -> str | None:
+    """A kept head and a moving tail returned (a condenser's ``head = view[:self.keep_first]``,
+    ``tail = view[-tail_length:]``, ``return View(events=head + tail)``: OpenHands' recent-events
+    condenser), the locals read as what they were assigned once."""
+    assigned: dict[str, list[ast.expr]] = {}
+    for node in _nodes(function, ast.Assign):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+
+    def inlined(node: ast.expr) -> ast.expr:
+        values = assigned.get(node.id, []) if isinstance(node, ast.Name) else []
+        return values[0] if len(values) == 1 else node
+
+    for joined in _nodes(value, ast.BinOp):
+        if isinstance(joined.op, ast.Add):
+            history = _kept_head(ast.BinOp(left=inlined(joined.left), op=joined.op, right=inlined(joined.right)))
+            if history is not None:
+                return history
+    return None
+
+
 def _first_items_of(head: ast.expr) -> str | None:
-    """The history whose first items ``head`` is: ``h[:1]`` (a constant end) or ``h[0]``."""
+    """The history whose first items ``head`` is: ``h[:1]`` (a constant end, or a count the object
+    is configured with: ``h[:self.keep_first]``) or ``h[0]``."""
     if isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Slice):
-        constant_end = head.slice.lower is None and isinstance(head.slice.upper, ast.Constant)
-        return _history(head.value) if constant_end else None
+        end = head.slice.upper
+        fixed_end = head.slice.lower is None and (
+            isinstance(end, ast.Constant) or isinstance(end, ast.Attribute) and isinstance(end.value, ast.Name)
+            and end.value.id == "self")
+        return _history(head.value) if fixed_end else None
     if isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Constant) and head.slice.value == 0:
         return _history(head.value)
     return None
