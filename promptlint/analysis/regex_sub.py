@@ -24,6 +24,7 @@ import ast
 import re
 from typing import TYPE_CHECKING, Any
 
+from promptlint.analysis import templates  # which imports this module: used at call time only
 from promptlint.analysis.values import Obj, Ref, Seq, Text, Value, lit, literal_text
 from promptlint.model import Literal
 
@@ -74,8 +75,6 @@ def substituted(ev: Evaluator, pattern: re.Pattern[str] | None, repl: Value | No
     (a string, or a function called with the match); None when that cannot be told."""
     if pattern is None or repl is None or not isinstance(text, Text):
         return None
-    from promptlint.analysis.templates import slot_value, sub_location
-
     where = frame.module.location(node) if node is not None else None
     template = literal_text(repl)
     pieces: list[Any] = []
@@ -97,10 +96,10 @@ def substituted(ev: Evaluator, pattern: re.Pattern[str] | None, repl: Value | No
                 except (re.error, IndexError):
                     return None
             else:  # the value sits where its placeholder was: a finding points at the template
-                placeholder = sub_location(segment, match.start(), match.end() - match.start()) or where
+                placeholder = templates.sub_location(segment, match.start(), match.end() - match.start()) or where
                 name = match.group(1) if match.re.groups and match.group(1) else match.group(0)
-                filled = slot_value(ev.call(repl, [_match_object(match, segment)], {}, frame, node),
-                                    placeholder, name)
+                filled = templates.slot_value(ev.call(repl, [_match_object(match, segment)], {}, frame, node),
+                                              placeholder, name)
             pieces.extend(_piece(segment, done, match.start()))
             pieces.extend(filled)
             done = match.end()
@@ -123,13 +122,11 @@ def match_method(owner: Obj, name: str, args: list[Value]) -> Value | None:
 
 def _match_object(match: re.Match[str], segment: Literal) -> Obj:
     """The match handed to a callback: its groups by number and by name, each placed in the text."""
-    from promptlint.analysis.templates import sub_location  # templates imports this module
-
     def group_text(index: int | str) -> Value:
         text = match.group(index)
         if text is None:
             return lit("")
-        return Text((Literal(text, sub_location(segment, match.start(index), len(text)) or segment.location),))
+        return Text((_placed(segment, match.start(index), text),))
 
     fields = [(str(index), group_text(index)) for index in range(match.re.groups + 1)]
     fields += [(name, group_text(name)) for name in match.re.groupindex]
@@ -137,8 +134,9 @@ def _match_object(match: re.Match[str], segment: Literal) -> Obj:
 
 
 def _piece(segment: Literal, start: int, end: int) -> tuple[Literal, ...]:
-    from promptlint.analysis.templates import sub_location
+    return (_placed(segment, start, segment.text[start:end]),) if end > start else ()
 
-    if end <= start:
-        return ()
-    return (Literal(segment.text[start:end], sub_location(segment, start, end - start) or segment.location),)
+
+def _placed(segment: Literal, offset: int, text: str) -> Literal:
+    """``text``, found at ``offset`` in ``segment``, with the place it is written at."""
+    return Literal(text, templates.sub_location(segment, offset, len(text)) or segment.location)

@@ -1384,9 +1384,9 @@ def _extends_a_kept_head(function: ast.FunctionDef | ast.AsyncFunctionDef, call:
 
 
 def _returned_kept_head(function: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr) -> str | None:
-    """A kept head and a moving tail returned (a condenser's ``head = view[:self.keep_first]``,
-    ``tail = view[-tail_length:]``, ``return View(events=head + tail)``: OpenHands' recent-events
-    condenser), the locals read as what they were assigned once."""
+    """A kept head and a moving tail returned (a condenser's ``head = messages[:self.keep_first]``,
+    ``tail = messages[-tail_length:]``, ``return head + tail``; DB-GPT's first and last rounds),
+    the locals read as what they were assigned once."""
     assigned: dict[str, list[ast.expr]] = {}
     for node in _nodes(function, ast.Assign):
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):

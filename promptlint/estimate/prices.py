@@ -179,9 +179,10 @@ class PriceTable:
 
     def _best(self, name: str, provider: str | None) -> PriceRow | None:
         best = _best_match(name, self.rows_of(provider) if provider else ())
-        # A self-hosted server runs whatever model it is given, and a hosted provider's row for
-        # the same name (Groq's `gpt-oss-20b`) is not its price.
-        if best is None and not (provider and self.is_self_hosted(provider)):  # an OpenAI-compatible client pointed at another provider, etc.
+        # Else an OpenAI-compatible client pointed at another provider, etc.: every provider's rows.
+        # Not for a self-hosted server: it runs whatever model it is given, and a hosted
+        # provider's row for the same name (Groq's `gpt-oss-20b`) is not its price.
+        if best is None and not (provider and self.is_self_hosted(provider)):
             order = {p: i for i, p in enumerate(self.unknown_model_providers)}
             others = sorted(self.rows, key=lambda row: order.get(row.provider, len(order)))
             best = _best_match(name, others)
