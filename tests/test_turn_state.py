@@ -186,9 +186,14 @@ def test_the_branch_that_sends_the_history_is_the_one_judged(tmp_path: Path) -> 
     history, which the instruction (the reasoning model's reply to the goal) precedes. Seen from the
     grounder's own `act`, the instruction is the request it sends as a user turn, placed where the
     template takes it (line 19, where the fix goes); seen from the runner, it is the reasoning
-    model's reply (line 16)."""
+    model's reply (line 16). Both fill the same placeholder of the same call: one finding, at the
+    placeholder, listing the runner's value."""
     root = write_tree(tmp_path, {"agent.py": GROUNDER, "runner.py": RUNNER})
-    assert findings(root) == [("agent.py", 19, "PC001"), ("runner.py", 16, "PC001")]
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [kept] = result.findings
+    assert (kept.location.path, kept.location.line, kept.rule) == ("agent.py", 19, "PC001")
+    assert [(r.location.path, r.location.line) for r in kept.related if r.note and "also fills" in r.message] == [
+        ("runner.py", 16)]
 
 
 def test_a_client_set_after_a_none_placeholder(tmp_path: Path) -> None:
