@@ -929,7 +929,7 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
         return finding.rule, finding.severity, finding.call_site.location, finding.location.path, finding.location.line
 
     def slot(finding: Finding) -> tuple:  # the template placeholder it fills, seen from two entries
-        filled = next((step.location for step in finding.related if step.message.startswith(FILLS_SLOT)), None)
+        filled = _filled_slot(finding)
         return (finding.rule, finding.severity, finding.call_site.location, filled) if filled else (id(finding),)
 
     def also_fills(finding: Finding) -> RelatedLocation:
@@ -946,8 +946,12 @@ def _one_per_origin(findings: list[Finding]) -> list[Finding]:
     return _merged(one_per_slot, line, also_fills)
 
 
+def _filled_slot(finding: Finding) -> Location | None:
+    return next((step.location for step in finding.related if step.message.startswith(FILLS_SLOT)), None)
+
+
 def _at_its_slot(finding: Finding) -> bool:
-    return any(step.message.startswith(FILLS_SLOT) and step.location == finding.location for step in finding.related)
+    return _filled_slot(finding) == finding.location
 
 
 def _merged(findings: list[Finding], key: Callable[[Finding], tuple],

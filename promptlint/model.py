@@ -139,6 +139,11 @@ class Hole(HashedOnce):
     def category(self) -> str:
         return self.origin.category if self.origin else "unknown"
 
+    @property
+    def plainly_unknown(self) -> bool:
+        """A value the analysis knows nothing about: no volatility, no origin, no history."""
+        return self.volatility is Volatility.UNKNOWN and self.origin is None and not self.is_history
+
 
 @dataclass(frozen=True)
 class CacheBreakpoint:

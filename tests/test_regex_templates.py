@@ -138,3 +138,7 @@ def answer(question: str):
     # VALID twin: the rules first.
     first = app.replace("PROMPT", 'f"{RULES}\\nNow: {datetime.now()}\\nQuestion: {question}"')
     assert not [f for f in findings(tmp_path / "first", first) if f.severity.value != "info"]
+    # A value whose order is fixed per process is no clock: PC010 does not start from it ("filled
+    # per call" would be wrong); the set order is PC003's.
+    ordered = late.replace("{datetime.now()}", "{', '.join(set(question.split()))}")
+    assert not [f for f in findings(tmp_path / "ordered", ordered) if f.rule == "PC010"]

@@ -3824,9 +3824,7 @@ class CallKey:
 
 
 def _plainly_unknown(value: Value) -> bool:
-    """A value the analysis knows nothing about: no volatility, no origin, no history."""
-    return isinstance(value, Unknown) and value.hole.volatility is Volatility.UNKNOWN \
-        and value.hole.origin is None and not value.hole.is_history
+    return isinstance(value, Unknown) and value.hole.plainly_unknown
 
 
 YIELDED = "<yielded>"  # a generator's items so far, kept among its frame's locals

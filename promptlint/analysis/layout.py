@@ -324,12 +324,18 @@ def input_then_fixed_text(layout: PromptLayout, settings: frozenset[str] = froze
                 # After a history that grows, the newest message sits at a new place on every call:
                 # nothing in it was ever a shared prefix, whatever its order.
                 return None
-        elif first is None and isinstance(segment, Hole) \
-                and segment.volatility is not Volatility.STABLE and not named_like(segment.expression, settings):
+        elif first is None and may_change(segment, settings):
             first = (index, segment)
     if first is None:
         return None
     return InputThenFixedText(*first, sum(len(piece.text) for piece in instruction_pieces(segments, first[0])))
+
+
+def may_change(segment: Segment, settings: frozenset[str] = frozenset()) -> bool:
+    """A value of the final user turn not known to be constant, nor named like a setting of the
+    deployment: what PC010 takes for the request's content."""
+    return isinstance(segment, Hole) and segment.volatility is not Volatility.STABLE \
+        and not named_like(segment.expression, settings)
 
 
 @dataclass(frozen=True)

@@ -824,7 +824,7 @@ def _stable_block_after(layout: PromptLayout, index: int) -> int:
     past_unknown = False
     for segment in segments[index + 1:]:
         if isinstance(segment, Hole):
-            if _plainly_unknown(segment):
+            if segment.plainly_unknown:
                 # Content the analysis knows nothing of is no evidence of more request content; the
                 # same looked-up content after it is the next use of it, not more of the block.
                 past_unknown = True
@@ -835,10 +835,6 @@ def _stable_block_after(layout: PromptLayout, index: int) -> int:
         elif isinstance(segment, Literal):
             chars += len(segment.text)
     return chars
-
-
-def _plainly_unknown(hole: Hole) -> bool:
-    return hole.volatility is Volatility.UNKNOWN and hole.origin is None and not hole.is_history
 
 
 def _origin_place(segment: object) -> Location | None:

@@ -75,7 +75,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from promptlint.analysis.derived import is_request_content
-from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, InputThenFixedText, input_then_fixed_text
+from promptlint.analysis.layout import ONE_SHOT, USER_TURN_API, InputThenFixedText, input_then_fixed_text, may_change
 from promptlint.analysis.templates import FILLS_SLOT
 from promptlint.checks.base import LONG_STABLE_CHARS, NOTABLE_STABLE_CHARS, Rule, RuleContext
 from promptlint.model import Finding, Hole, Literal, Location, PromptLayout, Segment, Severity, Step, Volatility
@@ -190,24 +190,24 @@ def instructions_after_request(layout: PromptLayout, settings: frozenset[str] = 
     found = input_then_fixed_text(layout, settings)
     if found is None or found.fixed_chars < min_chars:
         return None
-    if found.hole.volatility.is_volatile and not is_request_content(found.hole) \
-            and not _request_follows(layout.segments(), found.index):
+    if found.hole.volatility.is_volatile and not is_request_content(found.hole) and not (
+            found.hole.volatility is Volatility.PER_REQUEST and _request_follows(layout.segments(), found.index,
+                                                                               settings)):
         return None
     return found
 
 
-def _request_follows(segments: tuple[tuple[str, Segment], ...], index: int) -> bool:
-    """The request's own content (or a value PC010 would take for it: one not known to be
-    constant) comes after segment ``index`` in the final user turn, with less fixed text between
-    them than PC001 reports on its own."""
+def _request_follows(segments: tuple[tuple[str, Segment], ...], index: int, settings: frozenset[str]) -> bool:
+    """The request's own content (or a value this rule takes for it) comes after segment
+    ``index`` in the final user turn, with less fixed text between them than PC001 reports on
+    its own."""
     between = 0
     for part, segment in segments[index + 1:]:
         if part != "final_user":
             continue
         if isinstance(segment, Literal):
             between += len(segment.text)
-        elif isinstance(segment, Hole) and (is_request_content(segment) or not segment.volatility.is_volatile
-                                            and segment.volatility is not Volatility.STABLE):
+        elif may_change(segment, settings) and (is_request_content(segment) or not segment.volatility.is_volatile):
             return between < LONG_STABLE_CHARS
     return False
 
