@@ -513,3 +513,43 @@ def test_a_client_called_as_a_function_is_no_method_name_for_the_text_passes(tmp
     knowledge = load_knowledge(Config(root=tmp_path, cache_dir=None))
     assert "langchain.chat_model.__call__" in knowledge.apis
     assert "__call__" not in knowledge.api_method_names and "predict_messages" in knowledge.api_method_names
+
+
+def test_two_entries_of_one_class_share_a_methods_result(tmp_path: Path, monkeypatch) -> None:
+    """Each entry of a class makes its own `self`; a method both call with the same arguments is
+    evaluated once for the module (the memo compares objects by class and attributes), and both
+    entries still report what it builds."""
+    from promptlint.analysis.evaluator import Evaluator
+
+    root = write_tree(tmp_path, {"app.py": '''
+from datetime import datetime
+from openai import OpenAI
+
+RULES = "Cite the contract clause for every answer. Never give legal advice. " * 90
+
+class Assistant:
+    def __init__(self):
+        self.client = OpenAI()
+        self.team = "legal"
+
+    def system_prompt(self):
+        return f"Now: {datetime.now()}\\n{self.team}\\n{RULES}"
+
+    def answer(self, question):
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": self.system_prompt()}, {"role": "user", "content": question}])
+
+    def summarize(self, document):
+        return self.client.chat.completions.create(model="gpt-4o", messages=[
+            {"role": "system", "content": self.system_prompt()}, {"role": "user", "content": document}])
+'''})
+    evaluated: list[str] = []
+    real = Evaluator.evaluate_call
+
+    def counting(self, func, *args, **kwargs):  # type: ignore[no-untyped-def]
+        evaluated.append(func.qualname.rsplit(".", 1)[-1])
+        return real(self, func, *args, **kwargs)
+
+    monkeypatch.setattr(Evaluator, "evaluate_call", counting)
+    assert findings(root) == [("app.py", 12, "PC001", "error")]
+    assert evaluated.count("system_prompt") == 1

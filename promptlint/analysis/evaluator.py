@@ -2676,7 +2676,8 @@ class Evaluator:
         held = node.func.value if isinstance(node.func, ast.Attribute) else None
         if isinstance(held, ast.Name) and frame.locals.get(held.id) is receiver:
             frame.locals[held.id] = updated  # `builder.add_user_message(q)` as a statement
-        return updated if result is receiver else result
+        # (A result remembered from a call on an equal object is that object: `return self` too.)
+        return updated if result is receiver or isinstance(result, Instance) and result == receiver else result
 
     def derived_arguments(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], function: ast.AST,
                           frame: Frame) -> tuple[list[Value], dict[str, Value]]:
@@ -3806,15 +3807,14 @@ class CallKey:
     every time (hashing the same key for the check, the lookup and the store took a quarter of
     a run on kyegomez/swarms)."""
 
-    __slots__ = ("parts", "digest", "receiver")
+    __slots__ = ("parts", "digest")
 
-    def __init__(self, parts: tuple, digest: int, receiver: object = None) -> None:
+    def __init__(self, parts: tuple, digest: int) -> None:
+        # The receiver is in the parts itself, not its id: an object equal by identity only (a
+        # library object) is kept alive by the key, so its id is not reused by another object
+        # while the memo lives (a reused id returned another object's result).
         self.parts = parts
         self.digest = digest
-        # The receiver is keyed by identity; holding it keeps its id from being reused by another
-        # object while the memo lives (a reused id returned another object's result, so findings
-        # depended on what the process had allocated before).
-        self.receiver = receiver
 
     def __hash__(self) -> int:
         return self.digest
@@ -3876,10 +3876,10 @@ def _is_generator(function: ast.AST) -> bool:
 def _call_key(func: FuncVal, frame: Frame, args: list[Value], kwargs: dict[str, Value],
               inherited: dict[str, Value]) -> CallKey | None:
     """Identity of a call's inputs; None when a value cannot be hashed (then it is not memoized)."""
-    parts = (id(func.node), id(func.self_value), frame.import_time, frame.first_turn, tuple(args),
+    parts = (id(func.node), func.self_value, frame.import_time, frame.first_turn, tuple(args),
              tuple(sorted(kwargs.items())), tuple(sorted(inherited.items())))
     try:
-        return CallKey(parts, hash(parts), func.self_value)
+        return CallKey(parts, hash(parts))
     except (TypeError, RecursionError):
         return None
 

@@ -125,6 +125,24 @@ class Instance:
     # analysis does not know): a method called on it runs on each (Evaluator.call_alternatives).
     alternatives: tuple["Instance", ...] = ()
 
+    # Equal when of the same class with the same attributes: two entries of one class each make
+    # their `self`, and a method called on either with the same arguments gives the same result
+    # (the evaluator's memo, Evaluator.call_function). The class by identity: ClassInfo's
+    # generated __eq__ compares every field.
+    def __eq__(self, other: object) -> bool:
+        return self is other or isinstance(other, Instance) and self.info is other.info \
+            and self.typed == other.typed and self.attrs == other.attrs and self.alternatives == other.alternatives
+
+    def __hash__(self) -> int:
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((id(self.info), self.attrs, self.typed, self.alternatives))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}  # see HashedOnce
+
 
 @dataclass(frozen=True)
 class Unknown:
