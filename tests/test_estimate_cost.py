@@ -444,6 +444,15 @@ def test_every_unknown_part_the_loss_depends_on_is_named():
                                   "(unknown length)")
 
 
+def test_a_loss_depending_on_many_unknown_parts_names_the_first_few():
+    pieces = tuple(Hole(Volatility.STABLE, f"section_{i}", None) for i in range(7))
+    parts = (Part("system", (clock(), words(600), *pieces)), HISTORY, QUESTION)
+    est = run(parts, "openai", "gpt-4o", bust_index=0, calls_per_day=BUSY)
+    assert est.losses[0].note == ("the known stable prefix (600 tokens) is below gpt-4o's 1,024-token minimum; the "
+                                  "loss depends on the system: section_0, system: section_1, system: section_2, "
+                                  "system: section_3 and 4 more parts after it (unknown length)")
+
+
 def test_unknown_text_before_the_breakpoint_makes_the_loss_a_lower_bound():
     parts = (Part("system", (clock(), words(2000), POLICY, CacheBreakpoint(None))), QUESTION)
     est = run(parts, "anthropic", "claude-sonnet-4-5", bust_index=0, calls_per_day=BUSY)

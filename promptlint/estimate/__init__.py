@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from promptlint.config import Config
-from promptlint.estimate.cost import ONCE_A_CONVERSATION, TokenLoss, money, token_loss
+from promptlint.estimate.cost import ONCE_A_CONVERSATION, TokenLoss, money, named_parts, token_loss
 from promptlint.estimate.prices import Priced, PriceTable, load_price_table
 from promptlint.estimate.profile import bust_segment, measure
 from promptlint.estimate.tokens import TokenCounter, load_counter
@@ -88,7 +88,7 @@ def _provider_loss(item: Priced, tokens: TokenLoss, context: _CallContext) -> Pr
     if (context.finding.bust_index or 0) < 0 and tokens.lost:
         notes.append("a request setting that changes per call sends every call to a cold cache")
     if tokens.unknown and tokens.lost:
-        notes.append("at least: plus " + ", ".join(tokens.unknown) + " (unknown length)")
+        notes.append(f"at least: plus {named_parts(tokens.unknown)} (unknown length)")
     if not counter.is_exact_for(row.tokenizer):
         notes.append(f"tokens approximated with {counter.name}")
     if tokens.lost and cost.warm < 0.9:
@@ -121,7 +121,7 @@ def _estimate_note(unknown: list[str], counter: TokenCounter, priced: tuple[Pric
                    exact: bool) -> str:
     notes = []
     if unknown:
-        notes.append("lower bound: also loses " + ", ".join(unknown) + " (unknown length)")
+        notes.append(f"lower bound: also loses {named_parts(unknown)} (unknown length)")
     if not exact:
         models = sorted({p.row.model for p in priced if not counter.is_exact_for(p.row.tokenizer)})
         notes.append(f"tokens counted with {counter.name}, an approximation for {', '.join(models)}")

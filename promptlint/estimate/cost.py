@@ -35,6 +35,7 @@ its prefix), with ``calls-per-conversation`` calls in a conversation.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from promptlint.estimate.prices import PriceRow
@@ -119,11 +120,23 @@ def _breakpoint_loss(profile: PrefixProfile, row: PriceRow) -> TokenLoss:
     return TokenLoss(as_written, max(fixed.position if fixed else 0, as_written), note, unknown)
 
 
+NAMED_PARTS = 4  # unknown parts a note names; the rest are counted (the estimate's JSON lists them all)
+
+
+def named_parts(parts: Iterable[str]) -> str:
+    """The parts of unknown length a loss depends on, each named once, the first few only: a
+    request assembled from many unknown pieces would otherwise fill the cost line with them."""
+    distinct = list(dict.fromkeys(parts))
+    shown = ", ".join(distinct[:NAMED_PARTS])
+    rest = len(distinct) - NAMED_PARTS
+    return shown if rest <= 0 else f"{shown} and {rest} more part{'' if rest == 1 else 's'}"
+
+
 def _below_minimum(tokens: int, row: PriceRow, unknown: tuple[str, ...] = ()) -> str:
     if unknown:  # the history after it may well carry the prefix past the minimum
         return (f"the known stable prefix ({tokens:,} token{'' if tokens == 1 else 's'}) is below {row.model}'s "
                 f"{row.min_cacheable_tokens:,}-token minimum; the loss depends on the "
-                f"{', '.join(dict.fromkeys(unknown))} after it (unknown length)")  # each part named once
+                f"{named_parts(unknown)} after it (unknown length)")
     return (f"the stable prefix ({tokens:,} known token{'' if tokens == 1 else 's'}) is below {row.model}'s "
             f"{row.min_cacheable_tokens:,}-token minimum: nothing is cached either way")
 
