@@ -318,6 +318,23 @@ def test_an_unmatched_bracket_is_reported_at_its_line_not_the_file_start(tmp_pat
     assert [e.message for e in result.errors] == ["syntax error (line 3): unmatched ')'"]
 
 
+def test_a_template_for_generated_code_is_reported_with_how_to_leave_it_out(tmp_path: Path) -> None:
+    """A project's cookiecutter-style template (`class {{crew_name}}():`, crewAI's CLI in
+    bench/wild) is no Python: its syntax error says what it is and how to exclude it; a plain
+    syntax error says nothing more."""
+    root = write_tree(tmp_path, {
+        "templates/crew.py": "from crewai import Crew\n\n\nclass {{crew_name}}():\n    pass\n",
+        "broken.py": "from openai import OpenAI\n\nLIMIT = {1: }\n",
+    })
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    messages = {e.path: e.message for e in result.errors}
+    assert messages["templates/crew.py"].startswith("syntax error (line 4): ")
+    assert messages["templates/crew.py"].endswith("this looks like a template for generated code (`{{ … }}` or "
+                                                  "`{% … %}` on that line): leave it out with `extend-exclude` in "
+                                                  "[tool.promptlint]")
+    assert "template" not in messages["broken.py"]
+
+
 # Code written for a newer Python: how each builds the system text, and the line of the clock in it.
 NEWER_SYSTEM_TEXT = {
     # PEP 701: the same quotes and a backslash inside `{...}`, an f-string nested in another.

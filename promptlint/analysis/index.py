@@ -461,10 +461,19 @@ def _parse_failures() -> Iterator[None]:
         yield
     except SyntaxError as exc:
         where = f" (line {exc.lineno})" if exc.lineno else ""
-        raise ParseFailure(f"syntax error{where}: {exc.msg}") from None
+        raise ParseFailure(f"syntax error{where}: {exc.msg}{_template_hint(exc.text)}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         detail = str(exc) or "nested too deeply for the parser"
         raise ParseFailure(f"cannot parse: {type(exc).__name__}: {detail}") from None
+
+
+def _template_hint(line: str | None) -> str:
+    """A file a project generates code from (cookiecutter's `class {{crew_name}}():`) is no
+    Python until rendered: say so, and how to leave it out, rather than a bare syntax error."""
+    if line is None or not ("{{" in line and "}}" in line or "{%" in line and "%}" in line):
+        return ""
+    return "; this looks like a template for generated code (`{{ … }}` or `{% … %}` on that line): " \
+        "leave it out with `extend-exclude` in [tool.promptlint]"
 
 
 # Set by a process that keeps parsed modules for long (the analysis workers): parsed trees are

@@ -88,7 +88,8 @@ def downgrade(source: str) -> str | None:
         # "parser error: error at 9:22: expected one of ,, :, =" (its own position is the right one)
         found = _POSITION.match(exc.message.strip())
         line, message = (int(found[1]), found[2]) if found else (exc.raw_line, exc.message.strip() or "invalid syntax")
-        raise SyntaxError(message, ("", line, 0, "")) from None
+        lines = source.splitlines()
+        raise SyntaxError(message, ("", line, 0, lines[line - 1] if 0 < line <= len(lines) else "")) from None
     except (RecursionError, ValueError, MemoryError):
         return None
     return rewritten if rewritten != source and rewritten.count("\n") == source.count("\n") else None
