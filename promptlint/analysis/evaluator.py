@@ -2676,8 +2676,8 @@ class Evaluator:
         held = node.func.value if isinstance(node.func, ast.Attribute) else None
         if isinstance(held, ast.Name) and frame.locals.get(held.id) is receiver:
             frame.locals[held.id] = updated  # `builder.add_user_message(q)` as a statement
-        # (A result remembered from a call on an equal object is that object: `return self` too.)
-        return updated if result is receiver or isinstance(result, Instance) and result == receiver else result
+        # (Equal, not only the same: a result remembered from a call on an equal object is that object.)
+        return updated if isinstance(result, Instance) and result == receiver else result
 
     def derived_arguments(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value], function: ast.AST,
                           frame: Frame) -> tuple[list[Value], dict[str, Value]]:

@@ -18,6 +18,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from promptlint.analysis import regex_sub
 from promptlint.analysis.values import (
     MAX_UNROLL,
     NONE,
@@ -46,7 +47,6 @@ from promptlint.analysis.values import (
     unknown,
     volatile_item,
 )
-from promptlint.analysis import regex_sub
 from promptlint.analysis.summaries import TEMPLATE_RENDERERS
 from promptlint.model import Hole, Literal, Location, Origin, Step, Volatility
 

@@ -115,7 +115,7 @@ class ClassVal:
 
 
 @dataclass(frozen=True, eq=False)
-class Instance:
+class Instance(HashedOnce):
     info: Any  # ClassInfo
     attrs: tuple[tuple[str, "Value"], ...] = ()
     # Only its type is known (a parameter annotated with the class): its declared fields hold what
@@ -133,15 +133,12 @@ class Instance:
         return self is other or isinstance(other, Instance) and self.info is other.info \
             and self.typed == other.typed and self.attrs == other.attrs and self.alternatives == other.alternatives
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # HashedOnce's, with the class by identity
         cached = self.__dict__.get("_hash")
         if cached is None:
             cached = hash((id(self.info), self.attrs, self.typed, self.alternatives))
             object.__setattr__(self, "_hash", cached)
         return cached
-
-    def __getstate__(self) -> dict:
-        return {name: value for name, value in self.__dict__.items() if name != "_hash"}  # see HashedOnce
 
 
 @dataclass(frozen=True)
