@@ -568,6 +568,29 @@ class LoopDetector:
         if len(self.recent_messages) > 10:
             self.recent_messages = self.recent_messages[-10:]
 ''',
+    "records of tool results (a tuple holding a hash), capped": '''
+class AgentStream:
+    def _record_tool_result(self, tool_name: str, args: dict, success: bool) -> None:
+        # {"role": ...} messages for the llm
+        args_hash = self._hash_args(args)
+        self.tool_failure_history.append((tool_name, args_hash, success))
+        if len(self.tool_failure_history) > 50:
+            self.tool_failure_history = self.tool_failure_history[-50:]
+''',
+    "a prompt it inserted itself, removed again by its remembered position": '''
+class AgentLoop:
+    def run(self) -> None:
+        # {"role": ...} messages for the llm
+        turn = 0
+        while turn < self.max_turns:
+            turn += 1
+            if not self.call_llm():
+                prompt_insert_idx = len(self.messages)
+                self.messages.append({"role": "user", "content": "Please answer now."})
+                self.call_llm()
+                if prompt_insert_idx < len(self.messages) and self.messages[prompt_insert_idx]["role"] == "user":
+                    self.messages.pop(prompt_insert_idx)
+''',
     "a caller's tail, cut once": '''
 def recent(messages: list, n: int) -> list:
     # {"role": ...} for the llm

@@ -323,3 +323,94 @@ def test_which_definitions_run_past_the_depth_limit() -> None:
     assert not _small_helper(definition("def search(self, q):\n    raise NotImplementedError"))
     body = "\n".join(f"    x{i} = f(x{i - 1}, {i})" for i in range(1, SMALL_HELPER_NODES // 4))
     assert not _small_helper(definition(f"def build(x0):\n{body}\n    return x0"))
+
+
+SETTINGS_LOADER = '''
+import sys
+from os.path import abspath, dirname, join
+
+from dynaconf import Dynaconf
+
+FILES = ["review_prompts.toml", "overrides.toml", ".secrets.toml"]
+
+
+class Settings:
+    _instance = None
+
+    def __new__(cls):
+        if not cls._instance:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __init__(self) -> None:
+        if not hasattr(self, "loaded"):
+            folder = getattr(sys, "_MEIPASS", dirname(abspath(__file__)))
+            self.loaded = Dynaconf(merge_enabled=MERGE, settings_files=[join(folder, name) for name in FILES])
+
+
+def get_settings() -> Dynaconf:
+    return Settings().loaded
+'''
+
+SETTINGS_CALLER = '''
+import litellm
+from jinja2 import Environment, StrictUndefined
+
+from reviewer.settings.loader import get_settings
+
+
+class ModelCaller:
+    def call_model(self, prompt: dict) -> str:
+        messages = [{"role": "system", "content": prompt["system"]}, {"role": "user", "content": prompt["user"]}]
+        return litellm.completion(model="gpt-4o", messages=messages).choices[0].message.content
+
+
+class Reviewer:
+    def __init__(self, caller: ModelCaller) -> None:
+        self.caller = caller
+
+    def _build_prompt(self, section: str, **values) -> dict:
+        environment = Environment(undefined=StrictUndefined)
+        table = get_settings().get(section)
+        return {"system": environment.from_string(table.system).render(**values),
+                "user": environment.from_string(table.user).render(**values)}
+
+    def answer(self, question: str) -> str:
+        return self.caller.call_model(self._build_prompt("review_prompt", question=question))
+'''
+
+
+def _settings_tree(root: Path, system: str, merge: str = "True", overrides: str = "") -> Path:
+    prompts = f'[review_prompt]\nsystem = """\\\n{system}"""\nuser = """\\\nReview it now.\n"""\n'
+    return write_tree(root, {
+        "reviewer/__init__.py": "", "reviewer/settings/__init__.py": "",
+        "reviewer/settings/loader.py": SETTINGS_LOADER.replace("MERGE", merge),
+        "reviewer/settings/review_prompts.toml": prompts,
+        "reviewer/settings/overrides.toml": overrides or '[config]\nmodel = "gpt-4o"\n',
+        "reviewer/caller.py": SETTINGS_CALLER})
+
+
+def test_prompts_kept_in_settings_merged_from_toml_files(tmp_path: Path) -> None:
+    """INVALID: the prompts live in TOML tables a Dynaconf settings object merges from the files
+    next to its module (the folder found through PyInstaller's `getattr(sys, "_MEIPASS", here)`,
+    a listed file that is not there skipped), read back as `settings.get(section).system` and
+    rendered by Jinja2: the question opens the system prompt, the rules follow it (qodo-cover,
+    pr-agent in bench/wild). PC001 where the question is handed in, through the TOML line it fills.
+    VALID twin: the question after the rules."""
+    first = _settings_tree(tmp_path / "first", "The question: {{ question }}\n" + RULES)
+    assert findings(first) == [("reviewer/caller.py", 24, "PC001", "error")]
+    result = analyze([first], Config(root=first, cache_dir=None), cwd=first)
+    assert ("reviewer/settings/review_prompts.toml", 3) in {
+        (step.location.path, step.location.line) for step in result.findings[0].related}
+    last = _settings_tree(tmp_path / "last", RULES + "The question: {{ question }}\n")
+    assert findings(last) == []
+
+
+def test_a_later_settings_file_replaces_a_table_or_merges_into_it(tmp_path: Path) -> None:
+    """A later file's `[review_prompt]` with only `user` replaces the whole table unless
+    `merge_enabled=True`: without merging, the table has no system text and the bust is gone."""
+    override = '[review_prompt]\nuser = """\\\nReview it carefully now.\n"""\n'
+    merged = _settings_tree(tmp_path / "merged", "The question: {{ question }}\n" + RULES, "True", override)
+    assert findings(merged) == [("reviewer/caller.py", 24, "PC001", "error")]
+    replaced = _settings_tree(tmp_path / "replaced", "The question: {{ question }}\n" + RULES, "False", override)
+    assert findings(replaced) == []

@@ -2047,7 +2047,8 @@ class Evaluator:
         read = ast.copy_location(ast.Attribute(value=node.args[0], attr=name.value, ctx=ast.Load()), node)
         read.end_lineno, read.end_col_offset = node.end_lineno, node.end_col_offset
         value = self.eval(read, frame)
-        return self.eval(node.args[2], frame) if len(node.args) == 3 and _plainly_unknown(value) else value
+        absent = _plainly_unknown(value) or isinstance(value, Ref) and value.qualname in ONLY_WHEN_FROZEN
+        return self.eval(node.args[2], frame) if len(node.args) == 3 and absent else value
 
     def eval_Yield(self, node: ast.Yield, frame: Frame) -> Value:
         """`yield message`: the item joins what the generator gives its caller, in order (as if
@@ -3827,6 +3828,9 @@ def _plainly_unknown(value: Value) -> bool:
     return isinstance(value, Unknown) and value.hole.plainly_unknown
 
 
+# PyInstaller's bundle folder is set only in a frozen app: run from source, `getattr(sys, "_MEIPASS",
+# here)` is the default (the folder of the settings files qodo-cover loads).
+ONLY_WHEN_FROZEN = frozenset({"sys._MEIPASS"})
 YIELDED = "<yielded>"  # a generator's items so far, kept among its frame's locals
 DUMP_METHODS = ("model_dump", "dict")  # pydantic's dict of an object's fields (`dict()` in pydantic 1)
 DATA_MODEL_BASES = frozenset({"BaseModel"})

@@ -169,6 +169,44 @@ def load_structured(ev: "Evaluator", source: Value, kind: str, frame: "Frame", n
         return unknown("loaded data", frame.module.location(node) if node else None, Volatility.STABLE)
 
 
+# Settings objects merged from files (Dynaconf): prompts kept as TOML tables, read back as
+# `settings.review_prompt.system` or `settings.get("review_prompt")` (pr-agent, qodo-cover).
+SETTINGS_LOADERS = frozenset({"dynaconf.Dynaconf", "dynaconf.LazySettings"})
+LOADED_KINDS = {".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".json": "json"}
+
+
+def settings_from_files(ev: "Evaluator", files: Value | None, merge: Value | None, frame: "Frame",
+                        node: ast.AST | None) -> Value:
+    """The settings a loader merges from its files, in order: a later file's table replaces an
+    earlier one of the same name, or is merged into it key by key with `merge_enabled=True`. A
+    file whose name is not known, or that does not parse, leaves the settings unknown; one that is
+    not there is skipped, as the loader does (`.secrets.toml`)."""
+    where = frame.module.location(node) if node else None
+    listed = files.items if isinstance(files, Seq) else (files,) if files is not None else ()
+    merged: Mapping | None = Mapping(())
+    for item in listed:
+        path = item.path if isinstance(item, PathVal) else Path(text) if (text := literal_text(item)) else None
+        kind = LOADED_KINDS.get(path.suffix) if path is not None else None
+        if kind is not None and read_prompt_file(ev, item, frame) is None:
+            continue
+        loaded = load_structured(ev, file_text(ev, item, frame, node), kind, frame, node) if kind else None
+        if merged is None or not isinstance(loaded, Mapping):
+            merged = None
+            continue
+        merged = _merged(merged, loaded) if literal_text(merge or NONE) == "True" else \
+            Mapping((*merged.entries, *loaded.entries))
+    return merged if merged is not None and merged.entries else unknown("settings", where, Volatility.STABLE)
+
+
+def _merged(base: Mapping, update: Mapping) -> Mapping:
+    entries = list(base.entries)
+    for key, value in update.entries:
+        earlier = base.get(key) if key is not None else None
+        entries.append((key, _merged(earlier, value) if isinstance(earlier, Mapping) and isinstance(value, Mapping)
+                        else value))
+    return Mapping(tuple(entries))
+
+
 def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
@@ -1111,6 +1149,9 @@ def call_function(ev: "Evaluator", qualname: str, args: list[Value], kwargs: dic
         return load_structured(ev, first or NONE, "yaml", frame, node)
     if qualname in ("tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads", "toml.load", "toml.loads"):
         return load_structured(ev, first or NONE, "toml", frame, node)
+    if qualname in SETTINGS_LOADERS:
+        return settings_from_files(ev, kwargs.get("settings_files") or kwargs.get("settings_file") or first,
+                                   kwargs.get("merge_enabled"), frame, node)
     if qualname in ("open", "io.open", "codecs.open"):
         return Obj("file", (("path", first or NONE),))
     if qualname in PACKAGE_FOLDERS:

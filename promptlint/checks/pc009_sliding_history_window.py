@@ -65,10 +65,13 @@ history out; the start must move with the list's length (`h[-n:]`, `h[len(h) - n
 fixed head (`h[skip:]`) is not a window, and a fixed tail (`h[-20:]`) is one only when stored back
 into the history itself. A local copy cut once for a one-off summary is left alone, and so is one
 that is then only counted and looped over to write text (a log report), and so are memory stores
-(searched, so what reaches the prompt is per request anyway) and capped logs of
-things that are not messages (the function appends a hash, an id, a signal or a record without a
-role or content to the list). A slice in the `else` of a limit test runs under the limit, so it is
-not a cut; code after `if <size within limit>: return` runs over it, so a slice there is. The
+(searched, so what reaches the prompt is per request anyway) and capped logs of things that are not
+messages (the function appends a hash, an id, a signal, a tuple holding one, or a record without a
+role or content to the list). A bounds check on a position (`insert_idx < len(messages)`) is not a
+limit test, and a prompt the function inserted itself and takes back by the position it noted
+(`at = len(messages)`, later `messages.pop(at)`) is not an old turn lost. A slice in the `else` of a
+limit test runs under the limit, so it is not a cut; code after `if <size within limit>: return`
+runs over it, so a slice there is. The
 conversation as text is recognized only when a local name holds the result of a history-named call
 (`return_history_as_string()`, `get_history_text()`) and is sliced from a start that moves with its
 length (`text[mid:]` in a search over `len(text)`, `text[-n:]`) under a limit test; text read from
@@ -1092,8 +1095,9 @@ def _text_cut(node: ast.Assign, texts: dict[str, str], length_names: frozenset[s
 
 def _lists_of_non_messages(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Lists the function appends something to that is not a chat message: a record without a
-    role or content (``{"type": ..., "count": 1}``), a hash, an id, a signal. A capped log of those
-    is not a prompt's history (bench/wild: tool-call hashes, browser alerts, blocker signals)."""
+    role or content (``{"type": ..., "count": 1}``), a hash, an id, a signal, a tuple holding one. A
+    capped log of those is not a prompt's history (bench/wild: tool-call hashes, browser alerts,
+    blocker signals, chatgpt-on-wechat's tool results)."""
     found: set[str] = set()
     for node in _nodes(function, ast.Call):
         if isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
@@ -1103,6 +1107,8 @@ def _lists_of_non_messages(function: ast.FunctionDef | ast.AsyncFunctionDef) -> 
 
 
 def _not_a_message(value: ast.expr) -> bool:
+    if isinstance(value, ast.Tuple):  # a record: `(tool_name, args_hash, success)`
+        return any(_not_a_message(item) for item in value.elts)
     if isinstance(value, ast.Dict):
         keys = {k.value for k in value.keys if isinstance(k, ast.Constant)}
         return bool(keys) and not keys & MESSAGE_KEYS and None not in value.keys
@@ -1131,7 +1137,7 @@ def _cuts_at(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.stmt, g
         yield Cut(node, history, "keeps its first message and only the latest ones after it")
     elif isinstance(node, (ast.Expr, ast.Assign)) and isinstance(node.value, ast.Call):
         history = _popped(node.value)  # `history.pop(1)`, or `dropped = history.pop(1)`
-        if history is not None and guarded:
+        if history is not None and guarded and not _takes_back_own_insertion(function, node.value):
             yield Cut(node, history, "loses an earlier message each time it is over its limit")
     elif isinstance(node, ast.Delete) and guarded:
         for target in node.targets:
@@ -1268,7 +1274,8 @@ def _is_size(node: ast.expr) -> bool:
 
 
 def _is_index(node: ast.expr) -> bool:
-    return isinstance(node, ast.Name) and (node.id in INDEX_NAMES or len(node.id) == 1)
+    """``i``, ``idx``, ``prompt_insert_idx``: a position in the list, not a size."""
+    return isinstance(node, ast.Name) and (len(node.id) == 1 or node.id.rsplit("_", 1)[-1] in INDEX_NAMES)
 
 
 def _history(node: ast.expr) -> str | None:
@@ -1444,6 +1451,17 @@ def _popped(call: ast.Call) -> str | None:
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
         return None  # pop(-1): the newest message, as an undo
     return _history(call.func.value)
+
+
+def _takes_back_own_insertion(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
+    """``h.pop(at)`` where the function took ``at = len(h)`` before adding a message: it removes a
+    prompt it inserted itself (chatgpt-on-wechat's injected "answer now" turn), not an old turn."""
+    index, listed = call.args[0], ast.unparse(call.func.value)  # type: ignore[attr-defined]
+    return isinstance(index, ast.Name) and any(
+        len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == index.id
+        and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "len" and len(node.value.args) == 1 and ast.unparse(node.value.args[0]) == listed
+        for node in _nodes(function, ast.Assign))
 
 
 def _deleted_from(target: ast.expr) -> str | None:
