@@ -141,6 +141,65 @@ def keeps_its_own(chat_gpt, **options):
     assert "keeps_its_own" not in wrappers  # its `**options` go nowhere
 
 
+def test_keyword_arguments_read_by_name_from_kwargs_are_slots_of_their_own() -> None:
+    # chatgpt-on-wechat's providers: `call_with_tools(messages, **kwargs)` takes the system prompt
+    # as `kwargs.get("system")`; `.pop`, `kwargs["..."]` the same. A key read only to pass on
+    # (`timeout`) makes no slot, and neither does a dict that is not the function's `**kwargs`.
+    flows = flows_of('''
+def call_with_tools(self, messages, tools=None, **kwargs):
+    system = kwargs.get("system")
+    extra = kwargs["notes"]
+    options = {"user": "fixed"}
+    if system:
+        messages = [{"role": "system", "content": f"{system}\\n{extra}"}] + messages
+    return self.client.chat.completions.create(model="m", messages=messages, timeout=kwargs.pop("timeout", 5),
+                                               user=options["user"])
+''', True)
+    wrappers = infer_wrappers([("call_with_tools", flows, True)], UNTRACEABLE)
+    assert {"s=system", "s=notes"} <= wrappers["call_with_tools"]
+    assert not any(slot.endswith(("=timeout", "=user", "=kwargs")) for slot in wrappers["call_with_tools"])
+
+
+KWARGS_PROVIDER_APP = {"app.py": '''
+import datetime
+
+from openai import OpenAI
+
+RULES = "Answer in full sentences, cite the file you read, and never guess a path. " * 60
+
+
+class Provider:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+
+    def chat(self, messages: list, **kwargs) -> str:
+        system = kwargs.pop("system", None)
+        if system:
+            messages = [{"role": "system", "content": system}] + messages
+        return self.client.chat.completions.create(model="gpt-4o", messages=messages, **kwargs)
+
+
+def answer(provider: Provider, history: list, question: str) -> str:
+    now = datetime.datetime.now().isoformat()
+    return provider.chat(history + [{"role": "user", "content": QUESTION}], system=SYSTEM)
+'''}
+
+
+@pytest.mark.parametrize(("system", "question", "reported"), [
+    ('f"Time: {now}\\n{RULES}"', "question", True), ("RULES", 'f"Time: {now}\\n{question}"', False)])
+def test_a_system_prompt_handed_to_a_provider_through_its_kwargs_is_judged(
+        tmp_path: Path, system: str, question: str, reported: bool) -> None:
+    """INVALID: the clock opens the system prompt a provider method takes from `**kwargs`
+    (`kwargs.pop("system")`) and sends ahead of the history: PC001 where the caller hands it
+    over. VALID twin: the clock in the user's turn, after the history."""
+    app = {"app.py": KWARGS_PROVIDER_APP["app.py"].replace("SYSTEM", system).replace("QUESTION", question)}
+    found = findings(tmp_path, app)
+    if reported:
+        assert "per-request clock" in only_finding(found, "app.py", 21, "error")
+    else:
+        assert found == []
+
+
 def test_only_names_with_a_system_slot_are_wrappers_but_user_slots_are_kept() -> None:
     """``system_wrappers`` keeps the wrappers proper; user-only names say where a user turn is built."""
     send = flows_of('''

@@ -16,6 +16,10 @@ facts, see ``reach.definition_calls``):
   with that slot, at any depth. Calls are matched by last name, as in the reach (every project
   definition of that name: class-hierarchy dispatch over-approximated by name).
 
+A keyword a function taking ``**kwargs`` reads by name (``kwargs.get("system")``,
+``kwargs.pop("system", None)``, ``kwargs["system"]``) is a parameter of its own, passed by that
+keyword: provider methods often take the system prompt so (``call_with_tools(messages, **kwargs)``).
+
 A parameter that reaches an LLM call's ``model=`` makes an ``n`` slot the same way: the model a
 caller names there (``chat(prompt, model="claude-3-5-haiku")``) prices the prompt it assembles.
 Each definition also lists the lines of the LLM calls it makes (``@<line>`` flows, ignored by the
@@ -132,6 +136,9 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     if not params and node.args.kwarg is None:
         return ()
     walked = nodes_of(node, FLOW_NODES) if walked is None else walked
+    keyed = _keyword_reads(node, walked, node.args.kwarg.arg, {name for _, name in params}) \
+        if node.args.kwarg is not None else {}
+    params += [(-1, read) for read in keyed]
     names = {name for _, name in params}
     carriers = _carriers(walked, names)
     converted: dict[str, set[str]] | None = None  # list carriers, computed at the first flow that needs them
@@ -219,7 +226,33 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
             if forwarded is not None and any(k.arg is None and isinstance(k.value, ast.Name)
                                              and k.value.id == forwarded for k in call.keywords):
                 flows.add((-1, FORWARDED, f"{short}={FORWARDED}"))  # `callee(**kwargs)`
-    return tuple(sorted(flows))
+    return tuple(sorted((index, keyed.get(name, name), target) for index, name, target in flows))
+
+
+def _keyword_reads(node: ast.FunctionDef | ast.AsyncFunctionDef, walked: list[ast.AST], kwarg: str,
+                   taken: set[str]) -> dict[str, str]:
+    """The keyword arguments a function taking ``**kwargs`` reads by name (``kwargs.get("system")``,
+    ``kwargs.pop("system", None)``, ``kwargs["system"]``): each is a parameter of its own for the
+    summary, named as ``_names_in`` names the read (``kwargs[system]``) and as callers pass it
+    (``system``). Provider methods take the system prompt so (chatgpt-on-wechat's
+    ``call_with_tools(messages, **kwargs)``)."""
+    keys = {key for call in of_kind(walked, ast.Call)
+            if (key := _read_key(call, kwarg)) is not None}
+    keys |= {key for item in nodes_of(node, ast.Subscript) if (key := _read_key(item, kwarg)) is not None}
+    return {f"{kwarg}[{key}]": key for key in keys if key.isidentifier() and key not in taken}
+
+
+def _read_key(expr: ast.AST, mapping: str | None = None) -> str | None:
+    """``d.get("k")``, ``d.pop("k")`` or ``d["k"]`` (of the name ``mapping`` when given): ``k``."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("get", "pop") \
+            and expr.args and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str):
+        held, key = expr.func.value, expr.args[0].value
+    elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) \
+            and isinstance(expr.slice.value, str):
+        held, key = expr.value, expr.slice.value
+    else:
+        return None
+    return key if isinstance(held, ast.Name) and (mapping is None or held.id == mapping) else None
 
 
 AGREEMENT = 4  # a slot belongs to a name when at least 1 in AGREEMENT of its definitions has it
@@ -519,6 +552,10 @@ def _names_in(expr: ast.AST | None) -> set[str]:
     own = _own_attribute(expr)
     if own is not None:
         return {own}
+    key = _read_key(expr)
+    if key is not None:  # `kwargs["system"]`, `kwargs.get("system")`: also that entry by name
+        held = expr.func.value if isinstance(expr, ast.Call) else expr.value  # type: ignore[attr-defined]
+        return {f"{held.id}[{key}]", *(_names_in(held) if isinstance(expr, ast.Subscript) else ())}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await, ast.FormattedValue)):
         return _names_in(expr.value)
     if isinstance(expr, ast.JoinedStr):
