@@ -414,3 +414,53 @@ def test_a_later_settings_file_replaces_a_table_or_merges_into_it(tmp_path: Path
     assert findings(merged) == [("reviewer/caller.py", 24, "PC001", "error")]
     replaced = _settings_tree(tmp_path / "replaced", "The question: {{ question }}\n" + RULES, "False", override)
     assert findings(replaced) == []
+
+
+def test_settings_files_listed_by_a_glob_of_their_folder(tmp_path: Path) -> None:
+    """AlphaCodium's loader: `Dynaconf(settings_files=list(Path(here).glob("*.toml")))`. The
+    project folder is listed (sorted; the listing's own order is the file system's, which a
+    merge of differently named tables does not depend on) and each file merged. INVALID and its
+    VALID twin as above."""
+    glob_loader = SETTINGS_LOADER.replace(
+        "settings_files=[join(folder, name) for name in FILES]",
+        'settings_files=list(pathlib.Path(folder).glob("*.toml"))').replace("import sys\n", "import pathlib\nimport sys\n")
+    for name, system, expected in [("first", "The question: {{ question }}\n" + RULES,
+                                    [("reviewer/caller.py", 24, "PC001", "error")]),
+                                   ("last", RULES + "The question: {{ question }}\n", [])]:
+        root = _settings_tree(tmp_path / name, system)
+        (root / "reviewer/settings/loader.py").write_text(glob_loader.replace("MERGE", "True").lstrip("\n"))
+        assert findings(root) == expected
+
+
+LISTED_PROMPTS = '''
+from pathlib import Path
+
+from openai import OpenAI
+
+client = OpenAI()
+HERE = Path(__file__).parent
+
+
+def system_prompt() -> str:
+    return "\\n".join(path.read_text() for path in LISTING)
+
+
+def answer(history: list, question: str) -> str:
+    messages = [{"role": "system", "content": system_prompt()}, *history, {"role": "user", "content": question}]
+    return client.chat.completions.create(model="gpt-4o", messages=messages)
+'''
+
+
+def test_prompt_files_listed_from_a_project_folder_are_read_in_an_unstable_order(tmp_path: Path) -> None:
+    """INVALID: the system prompt joins the files a `glob` of a project folder lists, in the file
+    system's order: PC003 at the listing, and the files' text is now known (the estimate counts
+    it). VALID twin: the same listing sorted."""
+    parts = {f"prompts/part{n}.md": f"Section {n}.\n" + RULES for n in range(3)}
+    unsorted = write_tree(tmp_path / "unsorted", {"app.py": LISTED_PROMPTS.replace(
+        "LISTING", '(HERE / "prompts").glob("*.md")'), **parts})
+    result = analyze([unsorted], Config(root=unsorted, cache_dir=None), cwd=unsorted)
+    assert [(f.location.path, f.location.line, f.rule) for f in result.findings] == [("app.py", 10, "PC003")]
+    assert "characters of stable text" in result.findings[0].message
+    listed = write_tree(tmp_path / "sorted", {"app.py": LISTED_PROMPTS.replace(
+        "LISTING", 'sorted((HERE / "prompts").glob("*.md"))'), **parts})
+    assert findings(listed) == []

@@ -8,6 +8,7 @@ nodes interpreted over abstract values, so no template code (and no analyzed cod
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 import string
@@ -105,6 +106,23 @@ def read_prompt_file(ev: "Evaluator", path_value: Value, frame: "Frame") -> tupl
         if text is not None:
             return text, candidate
     return None
+
+
+def project_files_matching(ev: "Evaluator", folder: PathVal, method: str, pattern: str | None) -> list[Path] | None:
+    """The files a listing of a project folder names (`settings.glob("*.toml")`), sorted; their
+    order at run time is the file system's, which the caller keeps as the listing's order. None
+    when the folder is outside the project, the pattern is not written out, or there are none or
+    more than a loop is unrolled for."""
+    root = ev.project.root
+    if folder.path is None or not pattern or method not in ("glob", "rglob", "iterdir") \
+            or not folder.path.is_absolute() or (folder.path != root and root not in folder.path.parents):
+        return None
+    try:
+        listed = folder.path.iterdir() if method == "iterdir" else getattr(folder.path, method)(pattern)
+        found = sorted(path for path in itertools.islice(listed, MAX_UNROLL + 1) if path.is_file())
+    except (OSError, ValueError, NotImplementedError):
+        return None
+    return found if 0 < len(found) <= MAX_UNROLL else None
 
 
 def file_text(ev: "Evaluator", path_value: Value, frame: "Frame", node: ast.AST | None) -> Value:
@@ -797,7 +815,11 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
             return receiver  # the same file (`strip()`: a path built with `os.path.join` is text)
         listing = ev.knowledge.sources.get(f"pathlib.Path.{name}")
         if listing is not None:  # `folder.iterdir()`, `folder.glob("*.md")`: the file system's order
-            return ev.source_value(f"pathlib.Path.{name}", listing, args, frame, node)
+            order = ev.source_value(f"pathlib.Path.{name}", listing, args, frame, node)
+            found = project_files_matching(ev, receiver, name, literal_text(args[0]) if args else "*")
+            if found is not None and isinstance(order, Unknown):
+                return Seq(tuple(PathVal(path) for path in found), order.hole)
+            return order
         if name in ("with_name", "with_suffix") and receiver.path is not None and args:
             part = literal_text(args[0])
             if part is not None:
