@@ -217,6 +217,7 @@ def settings_from_files(ev: "Evaluator", files: Value | None, merge: Value | Non
 
 
 def _merged(base: Mapping, update: Mapping) -> Mapping:
+    """``update`` merged into ``base`` key by key, tables within tables too (Dynaconf's merge)."""
     entries = list(base.entries)
     for key, value in update.entries:
         earlier = base.get(key) if key is not None else None

@@ -69,62 +69,61 @@ that is then only counted and looped over to write text (a log report), and so a
 messages (the function appends a hash, an id, a signal, a tuple holding one, or a record without a
 role or content to the list). A bounds check on a position (`insert_idx < len(messages)`) is not a
 limit test, and a prompt the function inserted itself and takes back by the position it noted
-(`at = len(messages)`, later `messages.pop(at)`) is not an old turn lost. A slice in the `else` of a
-limit test runs under the limit, so it is not a cut; code after `if <size within limit>: return`
-runs over it, so a slice there is. The
-conversation as text is recognized only when a local name holds the result of a history-named call
-(`return_history_as_string()`, `get_history_text()`) and is sliced from a start that moves with its
-length (`text[mid:]` in a search over `len(text)`, `text[-n:]`) under a limit test; text read from
-elsewhere (a page, a tool output) is not a history. A window that drops half of the history at a
-time is still reported (it misses once per half window instead of on every call): keep it if that
-is the trade-off you chose, with a suppression comment saying so. Framework windows are found only
-for the constructors listed in `history_windows`. A method that cuts where its caller says
-(`def trim(self, index, count)` with no limit test of its own) is reported at the calls made under
-a limit test (`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name called
-on a history-named object; where no such call is found, at the method itself. A method that hands
-out the last `n` items of its object's list (`self.runs[-last_n:]`, in a class named like a
-conversation or on a history-named list) is reported only where a caller lowers `n` until the result
-fits a limit: the count must be lowered (`n -= 1`) in a loop that tests a size or a budget. A cut in
-a function that also asks a model for a summary (a name, attribute or text saying "summary" or
-"compact", and a call such as `llm.ainvoke(...)` on a model or client) is a compaction and is left
-alone: the dropped turns live on in the summary until the next compaction. A compaction that runs
-again on every request once the history is full would slide like a window and is missed.
-An excess used up item by item is recognized only when it is computed before the loop as a
-measure minus something (a name for a limit on the left, such as `max_tokens - used`, is a budget
-left, not an excess) and the loop runs oldest first over a history-named list or keeps into one.
-The newest turns that fit are recognized only in a loop that runs newest first (`reversed(x)`,
-`x[::-1]`) over a history-named list or keeps into one, adds to a running total, and stops with
-`break` on a comparison that reads it; not in a function named for a summary (the newest turns kept
-verbatim and the rest summarized: a compaction), nor over a parameter typed `list[str]` (lines of
-text to chunk).
-Items replaced by their distance from the end are found only in a loop over the list itself
+(`at = len(messages)`, later `messages.pop(at)`) is not an old turn lost. A slice in the `else` of
+a limit test runs under the limit, so it is not a cut; code after `if <size within limit>: return`
+runs over it, so a slice there is. The conversation as text is recognized only when a local name
+holds the result of a history-named call (`return_history_as_string()`, `get_history_text()`) and
+is sliced from a start that moves with its length (`text[mid:]` in a search over `len(text)`,
+`text[-n:]`) under a limit test; text read from elsewhere (a page, a tool output) is not a history.
+A window that drops half of the history at a time is still reported (it misses once per half window
+instead of on every call): keep it if that is the trade-off you chose, with a suppression comment
+saying so. Framework windows are found only for the constructors listed in `history_windows`. A
+method that cuts where its caller says (`def trim(self, index, count)` with no limit test of its
+own) is reported at the calls made under a limit test
+(`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name called on a
+history-named object; where no such call is found, at the method itself. A method that hands out
+the last `n` items of its object's list (`self.runs[-last_n:]`, in a class named like a
+conversation or on a history-named list) is reported only where a caller lowers `n` until the
+result fits a limit: the count must be lowered (`n -= 1`) in a loop that tests a size or a budget.
+A cut in a function that also asks a model for a summary (a name, attribute or text saying
+"summary" or "compact", and a call such as `llm.ainvoke(...)` on a model or client) is a compaction
+and is left alone: the dropped turns live on in the summary until the next compaction. A compaction
+that runs again on every request once the history is full would slide like a window and is missed.
+An excess used up item by item is recognized only when it is computed before the loop as a measure
+minus something (a name for a limit on the left, such as `max_tokens - used`, is a budget left, not
+an excess) and the loop runs oldest first over a history-named list or keeps into one. The newest
+turns that fit are recognized only in a loop that runs newest first (`reversed(x)`, `x[::-1]`) over
+a history-named list or keeps into one, adds to a running total, and stops with `break` on a
+comparison that reads it; not in a function named for a summary (the newest turns kept verbatim and
+the rest summarized: a compaction), nor over a parameter typed `list[str]` (lines of text to
+chunk). Items replaced by their distance from the end are found only in a loop over the list itself
 (`enumerate(view)` with a test against `len(view)` that holds for the older items, or
 `reversed(memory)` with a count stepped by one that holds once the count is large; the newest turn
-marked as a cache breakpoint is not a rewrite of the history) whose branch appends something
-else where the `else` appends the item, binds the item's name to a new message, or writes over its
+marked as a cache breakpoint is not a rewrite of the history) whose branch appends something else
+where the `else` appends the item, binds the item's name to a new message, or writes over its
 content; whatever the list is called, so a display list that collapses old entries the same way in
 a file that deals with chat messages is reported too. The older indexes may come from a method of
 the same module that returns a slice ending at a length less a count (SWE-agent's
-`omit = self._get_omit_indices(history)`, then `if idx not in omit:` keeps the item); an omitted set
-computed any other way is missed. Newest first, an item rewritten when a newer one already showed
-its key (`if file in windows:` with `windows.add(file)` in the loop: an older file view closed once
-a newer message shows the file) is reported too: each new view rewrites an earlier message; its
-hint is to leave sent messages as they were (cutting in blocks would not help). Such a loop that
-drops the older item instead of rewriting it is missed.
-The latest items sent in a request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`,
-or a literal count of at least four items: `x[-2:]` is the latest exchange) reaches the request's
-message list as a list, through names, returns, fields, methods and conversions of each item (a
-comprehension, `msg.to_dict()`, a converter loop appending a message per item, made by a
-message-constructor helper or not, a loop over the list newest first that writes shorter messages
-for the older items). A method whose count is its parameter (`def get(self, k=0): return
-self.storage[-k:]`) cuts where its caller says: the window is reported at the call that chooses
-the count (`self.rc.memory.get(self.memory_k)`, or further up while the count is passed on), with
-the slice as its first step; a count known to be 0 there (`x[-0:]`: a caller passing 0, or leaving
-a default of 0) is the whole list and not a window; so is a count left at None where the slice runs
-only `if n is not None:`. The request need not be sent in sight: a window added to a list that
-opens with a system message (agno's `run_messages.messages += history`, the list a model call gets
-later) makes that list the request, judged as it stands. Items copied out one by one from the runs
-of a window (`for run in runs[-n:]: for m in run.messages: out.append(m)`) keep the window.
+`omit = self._get_omit_indices(history)`, then `if idx not in omit:` keeps the item); an omitted
+set computed any other way is missed. Newest first, an item rewritten when a newer one already
+showed its key (`if file in windows:` with `windows.add(file)` in the loop: an older file view
+closed once a newer message shows the file) is reported too: each new view rewrites an earlier
+message; its hint is to leave sent messages as they were (cutting in blocks would not help). Such a
+loop that drops the older item instead of rewriting it is missed. The latest items sent in a
+request are found where the slice itself (`x[-k:]`, `x[len(x) - k:]`, or a literal count of at
+least four items: `x[-2:]` is the latest exchange) reaches the request's message list as a list,
+through names, returns, fields, methods and conversions of each item (a comprehension,
+`msg.to_dict()`, a converter loop appending a message per item, made by a message-constructor
+helper or not, a loop over the list newest first that writes shorter messages for the older items).
+A method whose count is its parameter (`def get(self, k=0): return self.storage[-k:]`) cuts where
+its caller says: the window is reported at the call that chooses the count
+(`self.rc.memory.get(self.memory_k)`, or further up while the count is passed on), with the slice
+as its first step; a count known to be 0 there (`x[-0:]`: a caller passing 0, or leaving a default
+of 0) is the whole list and not a window; so is a count left at None where the slice runs only
+`if n is not None:`. The request need not be sent in sight: a window added to a list that opens
+with a system message (agno's `run_messages.messages += history`, the list a model call gets later)
+makes that list the request, judged as it stands. Items copied out one by one from the runs of a
+window (`for run in runs[-n:]: for m in run.messages: out.append(m)`) keep the window.
 
 ## Fix safety
 No automatic fix: what to keep when the history is too long is a product decision.
