@@ -69,10 +69,13 @@ class HashedOnce:
     def __hash__(self) -> int:
         cached = self.__dict__.get("_hash")
         if cached is None:
-            fields = self.__dataclass_fields__  # type: ignore[attr-defined]
-            cached = hash(tuple(getattr(self, name) for name in fields))
+            cached = hash(self._hashed())
             object.__setattr__(self, "_hash", cached)
         return cached
+
+    def _hashed(self) -> tuple:
+        """What the hash is of: every field, unless a class says otherwise."""
+        return tuple(getattr(self, name) for name in self.__dataclass_fields__)  # type: ignore[attr-defined]
 
     def __getstate__(self) -> dict:
         return {name: value for name, value in self.__dict__.items() if name != "_hash"}

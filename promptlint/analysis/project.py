@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 from collections import defaultdict
@@ -19,6 +20,7 @@ from promptlint.analysis.index import (
     parse_module,
     subclass_index,
 )
+from promptlint.analysis.values import MAX_UNROLL
 from promptlint.model import FileError
 
 T = TypeVar("T")
@@ -49,6 +51,7 @@ class Project:
         # them per entry, as dependencies finer than the file); None: nobody asks.
         self.names_read: defaultdict[Path, set[str]] | None = None
         self._files_by_name: dict[str, list[Path]] | None = None  # every file under the root, by name
+        self._listings: dict[tuple[Path, str, str], list[Path] | None] = {}
 
     def display(self, path: Path) -> str:
         try:
@@ -123,6 +126,26 @@ class Project:
                 for file in files:
                     self._files_by_name.setdefault(file, []).append(Path(folder) / file)
         return [p for p in self._files_by_name.get(parts[-1], ()) if p.parts[-len(parts):] == parts]
+
+    def files_listed(self, folder: Path, method: str, pattern: str) -> list[Path] | None:
+        """The files ``folder.glob(pattern)`` (or ``rglob``, ``iterdir``) lists, sorted, listed once per
+        run: None for a folder outside the project, or none or more than a loop is unrolled for. Like
+        ``files_ending``, a listing is not a cache dependency."""
+        key = (folder, method, pattern)
+        if key not in self._listings:
+            self._listings[key] = self._listed(folder, method, pattern)
+        return self._listings[key]
+
+    def _listed(self, folder: Path, method: str, pattern: str) -> list[Path] | None:
+        if method not in ("glob", "rglob", "iterdir") or not folder.is_absolute() \
+                or (folder != self.root and self.root not in folder.parents):
+            return None
+        try:
+            listed = folder.iterdir() if method == "iterdir" else getattr(folder, method)(pattern)
+            found = sorted(path for path in itertools.islice(listed, MAX_UNROLL + 1) if path.is_file())
+        except (OSError, ValueError, NotImplementedError):
+            return None
+        return found if 0 < len(found) <= MAX_UNROLL else None
 
     def module_named(self, name: str) -> ModuleInfo | None:
         path = self.by_name.get(name)

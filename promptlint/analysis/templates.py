@@ -8,7 +8,6 @@ nodes interpreted over abstract values, so no template code (and no analyzed cod
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import re
 import string
@@ -108,25 +107,11 @@ def read_prompt_file(ev: "Evaluator", path_value: Value, frame: "Frame") -> tupl
     return None
 
 
-def project_files_matching(ev: "Evaluator", folder: PathVal, method: str, pattern: str | None) -> list[Path] | None:
-    """The files a listing of a project folder names (`settings.glob("*.toml")`), sorted; their
-    order at run time is the file system's, which the caller keeps as the listing's order. None
-    when the folder is outside the project, the pattern is not written out, or there are none or
-    more than a loop is unrolled for."""
-    root = ev.project.root
-    if folder.path is None or not pattern or method not in ("glob", "rglob", "iterdir") \
-            or not folder.path.is_absolute() or (folder.path != root and root not in folder.path.parents):
-        return None
-    try:
-        listed = folder.path.iterdir() if method == "iterdir" else getattr(folder.path, method)(pattern)
-        found = sorted(path for path in itertools.islice(listed, MAX_UNROLL + 1) if path.is_file())
-    except (OSError, ValueError, NotImplementedError):
-        return None
-    return found if 0 < len(found) <= MAX_UNROLL else None
-
-
 def file_text(ev: "Evaluator", path_value: Value, frame: "Frame", node: ast.AST | None) -> Value:
-    found = read_prompt_file(ev, path_value, frame)
+    return _read_text(ev, read_prompt_file(ev, path_value, frame), frame, node)
+
+
+def _read_text(ev: "Evaluator", found: tuple[str, Path] | None, frame: "Frame", node: ast.AST | None) -> Value:
     if found is None:
         return unknown("file contents", frame.module.location(node) if node else None, Volatility.STABLE)
     text, path = found
@@ -201,19 +186,21 @@ def settings_from_files(ev: "Evaluator", files: Value | None, merge: Value | Non
     not there is skipped, as the loader does (`.secrets.toml`)."""
     where = frame.module.location(node) if node else None
     listed = files.items if isinstance(files, Seq) else (files,) if files is not None else ()
-    merged: Mapping | None = Mapping(())
+    merged = Mapping(())
     for item in listed:
         path = item.path if isinstance(item, PathVal) else Path(text) if (text := literal_text(item)) else None
         kind = LOADED_KINDS.get(path.suffix) if path is not None else None
-        if kind is not None and read_prompt_file(ev, item, frame) is None:
+        if kind is None:
+            return unknown("settings", where, Volatility.STABLE)
+        found = read_prompt_file(ev, item, frame)
+        if found is None:
             continue
-        loaded = load_structured(ev, file_text(ev, item, frame, node), kind, frame, node) if kind else None
-        if merged is None or not isinstance(loaded, Mapping):
-            merged = None
-            continue
+        loaded = load_structured(ev, _read_text(ev, found, frame, node), kind, frame, node)
+        if not isinstance(loaded, Mapping):
+            return unknown("settings", where, Volatility.STABLE)
         merged = _merged(merged, loaded) if literal_text(merge or NONE) == "True" else \
             Mapping((*merged.entries, *loaded.entries))
-    return merged if merged is not None and merged.entries else unknown("settings", where, Volatility.STABLE)
+    return merged if merged.entries else unknown("settings", where, Volatility.STABLE)
 
 
 def _merged(base: Mapping, update: Mapping) -> Mapping:
@@ -817,7 +804,9 @@ def call_method(ev: "Evaluator", receiver: Value, name: str, args: list[Value], 
         listing = ev.knowledge.sources.get(f"pathlib.Path.{name}")
         if listing is not None:  # `folder.iterdir()`, `folder.glob("*.md")`: the file system's order
             order = ev.source_value(f"pathlib.Path.{name}", listing, args, frame, node)
-            found = project_files_matching(ev, receiver, name, literal_text(args[0]) if args else "*")
+            pattern = literal_text(args[0]) if args else "*"
+            found = ev.project.files_listed(receiver.path, name, pattern) \
+                if receiver.path is not None and pattern else None
             if found is not None and isinstance(order, Unknown):
                 return Seq(tuple(PathVal(path) for path in found), order.hole)
             return order

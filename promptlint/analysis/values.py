@@ -133,12 +133,10 @@ class Instance(HashedOnce):
         return self is other or isinstance(other, Instance) and self.info is other.info \
             and self.typed == other.typed and self.attrs == other.attrs and self.alternatives == other.alternatives
 
-    def __hash__(self) -> int:  # HashedOnce's, with the class by identity
-        cached = self.__dict__.get("_hash")
-        if cached is None:
-            cached = hash((id(self.info), self.attrs, self.typed, self.alternatives))
-            object.__setattr__(self, "_hash", cached)
-        return cached
+    __hash__ = HashedOnce.__hash__
+
+    def _hashed(self) -> tuple:
+        return id(self.info), self.attrs, self.typed, self.alternatives
 
 
 @dataclass(frozen=True)

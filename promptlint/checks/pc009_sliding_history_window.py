@@ -67,22 +67,21 @@ into the history itself. A local copy cut once for a one-off summary is left alo
 that is then only counted and looped over to write text (a log report), and so are memory stores
 (searched, so what reaches the prompt is per request anyway) and capped logs of things that are not
 messages (the function appends a hash, an id, a signal, a tuple holding one, or a record without a
-role or content to the list). A bounds check on a position (`insert_idx < len(messages)`) is not a
-limit test, and a prompt the function inserted itself and takes back by the position it noted
-(`at = len(messages)`, later `messages.pop(at)`) is not an old turn lost. A slice in the `else` of
-a limit test runs under the limit, so it is not a cut; code after `if <size within limit>: return`
-runs over it, so a slice there is. The conversation as text is recognized only when a local name
-holds the result of a history-named call (`return_history_as_string()`, `get_history_text()`) and
-is sliced from a start that moves with its length (`text[mid:]` in a search over `len(text)`,
-`text[-n:]`) under a limit test; text read from elsewhere (a page, a tool output) is not a history.
-A window that drops half of the history at a time is still reported (it misses once per half window
-instead of on every call): keep it if that is the trade-off you chose, with a suppression comment
-saying so. Framework windows are found only for the constructors listed in `history_windows`. A
-method that cuts where its caller says (`def trim(self, index, count)` with no limit test of its
-own) is reported at the calls made under a limit test
-(`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name called on a
-history-named object; where no such call is found, at the method itself. A method that hands out
-the last `n` items of its object's list (`self.runs[-last_n:]`, in a class named like a
+role or content to the list). A prompt the function inserted itself and takes back by the position
+it noted (`at = len(messages)`, later `messages.pop(at)` under `at < len(messages)`) is not an old
+turn lost. A slice in the `else` of a limit test runs under the limit, so it is not a cut; code
+after `if <size within limit>: return` runs over it, so a slice there is. The conversation as text
+is recognized only when a local name holds the result of a history-named call
+(`return_history_as_string()`, `get_history_text()`) and is sliced from a start that moves with its
+length (`text[mid:]` in a search over `len(text)`, `text[-n:]`) under a limit test; text read from
+elsewhere (a page, a tool output) is not a history. A window that drops half of the history at a
+time is still reported (it misses once per half window instead of on every call): keep it if that
+is the trade-off you chose, with a suppression comment saying so. Framework windows are found only
+for the constructors listed in `history_windows`. A method that cuts where its caller says
+(`def trim(self, index, count)` with no limit test of its own) is reported at the calls made under
+a limit test (`if len(convo.messages) > 11: convo.trim(3, 2)`), found by the method's name called
+on a history-named object; where no such call is found, at the method itself. A method that hands
+out the last `n` items of its object's list (`self.runs[-last_n:]`, in a class named like a
 conversation or on a history-named list) is reported only where a caller lowers `n` until the
 result fits a limit: the count must be lowered (`n -= 1`) in a loop that tests a size or a budget.
 A cut in a function that also asks a model for a summary (a name, attribute or text saying
@@ -1273,8 +1272,7 @@ def _is_size(node: ast.expr) -> bool:
 
 
 def _is_index(node: ast.expr) -> bool:
-    """``i``, ``idx``, ``prompt_insert_idx``: a position in the list, not a size."""
-    return isinstance(node, ast.Name) and (len(node.id) == 1 or node.id.rsplit("_", 1)[-1] in INDEX_NAMES)
+    return isinstance(node, ast.Name) and (node.id in INDEX_NAMES or len(node.id) == 1)
 
 
 def _history(node: ast.expr) -> str | None:
