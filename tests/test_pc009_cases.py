@@ -1062,7 +1062,6 @@ def test_a_count_of_zero_is_the_whole_list(tmp_path: Path, call: str) -> None:
 @pytest.mark.parametrize("sent", [
     "[{'role': 'system', 'content': SYSTEM}, *self.rc.memory.storage]",  # the whole history: it only grows
     "[{'role': 'system', 'content': SYSTEM}, *self.rc.memory.storage[-2:]]",  # the latest exchange only
-    "[{'role': 'system', 'content': SYSTEM + str(self.rc.memory.get(self.memory_k))}]",  # text, not the history
 ])
 def test_a_history_sent_whole_or_the_latest_exchange_or_as_text_is_not_a_window(tmp_path: Path, sent: str) -> None:
     source = LATEST_ITEMS_APP.replace("[{\"role\": \"system\", \"content\": SYSTEM}, *history]", sent)
@@ -1070,6 +1069,16 @@ def test_a_history_sent_whole_or_the_latest_exchange_or_as_text_is_not_a_window(
     root = write_tree(tmp_path, source)
     result = analyze([root], Config(root=root, cache_dir=None, show_info=True), cwd=root)
     assert [f.rule for f in result.findings if f.rule == "PC009"] == []
+
+
+def test_a_window_rendered_into_a_message_s_text_is_still_a_window(tmp_path: Path) -> None:
+    """INVALID: the latest items written into the text of a message (here after the fixed system
+    text) shift on every request as a spliced list would: what follows the fixed head misses."""
+    sent = "[{'role': 'system', 'content': SYSTEM + str(self.rc.memory.get(self.memory_k))}]"
+    root = write_tree(tmp_path, LATEST_ITEMS_APP.replace("[{\"role\": \"system\", \"content\": SYSTEM}, *history]", sent))
+    result = analyze([root], Config(root=root, cache_dir=None), cwd=root)
+    [finding] = [f for f in result.findings if f.rule == "PC009"]
+    assert finding.message == "`self.rc.memory.get(self.memory_k)`" + LATEST
 
 
 def test_a_window_converted_item_by_item_and_handed_to_a_provider_class_is_still_a_window(tmp_path: Path) -> None:
@@ -1265,3 +1274,81 @@ def test_messages_copied_out_of_a_window_of_runs_are_still_the_window(tmp_path: 
     [finding] = [f for f in analyze([root], Config(root=root, cache_dir=None), cwd=root).findings if f.rule == "PC009"]
     assert finding.message.startswith("`session.get_messages(last_n=agent.history_size)` sends only the latest")
     assert [r.message for r in finding.related][0] == "cut by `runs[-last_n:]`"
+
+
+# bilingual_book_maker's translators: the last paragraphs and their translations kept on the object,
+# the oldest dropped by another method once over the limit, sent ahead of the new paragraph.
+RECENT_PARAGRAPHS = '''
+from anthropic import Anthropic
+
+TEMPLATE = "Translate into {language}, keep the formatting, answer with the translation only:\\n{text}"
+
+
+class Translator:
+    def __init__(self, language: str, limit: int = 5):
+        self.client = Anthropic()
+        self.language = language
+        self.limit = limit
+        self.recent = []
+        self.recent_translated = []
+
+    def remember(self, text: str, translated: str) -> None:
+        self.recent.append(text)
+        self.recent_translated.append(translated)
+        if len(self.recent) > self.limit:
+            self.recent.pop(0)
+            self.recent_translated.pop(0)
+
+    def translate(self, text: str) -> str:
+        messages = [
+            {"role": "user", "content": TEMPLATE.format(text="\\n\\n".join(self.recent), language=self.language)},
+            {"role": "assistant", "content": "\\n\\n".join(self.recent_translated)},
+            {"role": "user", "content": TEMPLATE.format(text=text, language=self.language)},
+        ]
+        reply = self.client.messages.create(model="claude-sonnet-4-5", max_tokens=2048, messages=messages)
+        translated = reply.content[0].text
+        self.remember(text, translated)
+        return translated
+'''
+
+
+@pytest.mark.parametrize("cut", [
+    "self.recent.pop(0)",
+    "oldest = self.recent.pop(0)",
+    "del self.recent[0]",
+    "del self.recent[:1]",
+    "self.recent = self.recent[1:]",
+    "self.recent = self.recent[-self.limit:]",
+])
+def test_a_list_the_object_cuts_from_the_front_past_a_limit_is_a_window_whatever_its_name(
+        tmp_path: Path, cut: str) -> None:
+    """INVALID: a list one method grows and cuts from the front once it is longer than a limit, and
+    another joins into a message of the request: the oldest paragraph kept changes on every call, so
+    everything from that message on misses the cache. Reported at the cut, named by the list."""
+    source = RECENT_PARAGRAPHS.replace("self.recent.pop(0)", cut)
+    root = write_tree(tmp_path, source)
+    [finding] = [f for f in project_cuts(root) if "self.recent`" in f[2]]
+    assert finding[:2] == ("app.py", source.lstrip("\n").splitlines().index(f"            {cut}") + 1)
+    assert finding[2] == "`self.recent` sends only the latest items of the conversation as the history of the " \
+                         "`anthropic.messages` request: once the conversation is longer, the first item kept " \
+                         "changes on every request, so the history misses the prefix cache on every call"
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    # No limit: a queue drained while it holds anything, or emptied whole (a block cut).
+    ("if len(self.recent) > self.limit:", "while len(self.recent) > 0:"),
+    ("if len(self.recent) > self.limit:", "if self.recent:"),
+    ("            self.recent.pop(0)\n", "            self.recent.clear()\n"),
+    # The newest item dropped, not the oldest: the kept items never shift.
+    ("            self.recent.pop(0)\n", "            self.recent.pop()\n"),
+    # Cut from the front but never sent: the request holds only the new paragraph.
+    ('            {"role": "user", "content": TEMPLATE.format(text="\\n\\n".join(self.recent), '
+     'language=self.language)},\n', ""),
+])
+def test_a_list_emptied_drained_cut_at_its_end_or_never_sent_is_not_a_window(
+        tmp_path: Path, before: str, after: str) -> None:
+    """VALID: each variant of the translator above that keeps the prefix of the requests it sends."""
+    source = RECENT_PARAGRAPHS.replace(before, after)
+    assert source != RECENT_PARAGRAPHS
+    root = write_tree(tmp_path, source)
+    assert [f for f in project_cuts(root) if "self.recent`" in f[2]] == []

@@ -200,6 +200,144 @@ def test_a_system_prompt_handed_to_a_provider_through_its_kwargs_is_judged(
         assert found == []
 
 
+def test_an_attribute_read_of_a_parameter_is_a_slot_of_its_own() -> None:
+    """`request.system` / `getattr(request, "system", None)` handed on in a dict built here and
+    passed as `**kwargs` to a method reading `kwargs.get("system")`: slot `s#0.system`, the
+    object's attribute, not the whole object (`request.messages` makes `m#0.messages`)."""
+    bot = flows_of('''
+def call_with_tools(self, messages, **kwargs):
+    system = kwargs.get("system")
+    return self.client.chat.completions.create(model="m", messages=[{"role": "system", "content": system}] + messages)
+''', True)
+    model = flows_of('''
+def call_stream(self, request):
+    kwargs = {"messages": request.messages, "stream": True}
+    system_prompt = getattr(request, "system", None)
+    if system_prompt:
+        kwargs["system"] = system_prompt
+    return self.bot.call_with_tools(**kwargs)
+''', True)
+    wrappers = infer_wrappers([("call_with_tools", bot, True), ("call_stream", model, True)], UNTRACEABLE)
+    assert {"s#0.system", "m#0.messages"} <= wrappers["call_stream"]
+    assert not {"s#0", "m#0"} & wrappers["call_stream"]
+
+
+REQUEST_OBJECT_APP = {"app.py": '''
+import datetime
+
+from openai import OpenAI
+
+RULES = "Answer in full sentences, cite the file you read, and never guess a path. " * 60
+
+
+class LLMRequest:
+    def __init__(self, messages=None, temperature: float = 0.7, **kwargs):
+        self.messages = messages or []
+        self.temperature = temperature
+        for key, value in kwargs.items():
+            setattr(self, key, value)
+
+
+class OpenAIBot:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+
+    def call_with_tools(self, messages: list, **kwargs):
+        system = kwargs.get("system")
+        if system:
+            messages = [{"role": "system", "content": system}] + messages
+        return self.client.chat.completions.create(model="gpt-4o", messages=messages)
+
+
+class BotModel:
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    def call_stream(self, request: LLMRequest):
+        kwargs = {"messages": request.messages, "temperature": request.temperature}
+        system_prompt = getattr(request, "system", None)
+        if system_prompt:
+            kwargs["system"] = system_prompt
+        return self.bot.call_with_tools(**kwargs)
+
+
+class Agent:
+    def __init__(self, model) -> None:
+        self.model = model
+        self.messages = []
+
+    def reply(self, question: str):
+        now = datetime.datetime.now().isoformat()
+        self.messages.append({"role": "user", "content": QUESTION})
+        request = LLMRequest(messages=self.messages, system=SYSTEM)
+        return self.model.call_stream(request)
+'''}
+
+
+@pytest.mark.parametrize(("system", "question", "reported"), [
+    ('f"Time: {now}\\n{RULES}"', "question", True), ("RULES", 'f"Time: {now}\\n{question}"', False)])
+def test_a_system_prompt_carried_by_a_request_object_is_judged_where_it_is_built(
+        tmp_path: Path, system: str, question: str, reported: bool) -> None:
+    """INVALID (chatgpt-on-wechat's shape): the agent puts its system prompt on a request object
+    (a constructor storing any keyword with `setattr`), a model adapter reads it with `getattr`
+    into a kwargs dict, a bot takes it from `**kwargs` and sends it ahead of the conversation: the
+    clock opening it is judged where the request is built, before the history it is sent with.
+    VALID twin: the clock in the user's turn, at the end."""
+    app = {"app.py": REQUEST_OBJECT_APP["app.py"].replace("SYSTEM", system).replace("QUESTION", question)}
+    found = findings(tmp_path, app)
+    if reported:
+        assert "per-request clock" in only_finding(found, "app.py", 47, "error")
+    else:
+        assert found == []
+
+
+POSITIONAL_MESSAGES_APP = {"app.py": '''
+import datetime
+
+from langchain_openai import ChatOpenAI
+
+from providers import get_provider
+
+RULES = "Answer from the research notes only, cite each source as [n], never guess a figure. " * 40
+
+
+class GenericProvider:
+    def __init__(self, model: str) -> None:
+        self.llm = ChatOpenAI(model=model)
+
+    async def get_chat_response(self, messages, stream=False, **kwargs):
+        output = await self.llm.ainvoke(messages, **kwargs)
+        return output.content
+
+
+async def create_chat_completion(messages: list, model: str, **kwargs) -> str:
+    provider = get_provider(model)
+    return await provider.get_chat_response(messages, False, **kwargs)
+
+
+async def answer(question: str) -> str:
+    now = datetime.datetime.now().isoformat()
+    messages = [{"role": "user", "content": PROMPT}]
+    return await create_chat_completion(messages, model="gpt-4o")
+'''}
+
+
+@pytest.mark.parametrize(("prompt", "reported"), [
+    ('f"Time: {now}\\n{RULES}\\n{question}"', True), ('f"{RULES}\\nTime: {now}\\n{question}"', False)])
+def test_a_message_list_a_chat_model_takes_by_position_is_judged_where_it_is_built(
+        tmp_path: Path, prompt: str, reported: bool) -> None:
+    """INVALID (gpt-researcher's shape): LangChain's `self.llm.ainvoke(messages)` takes the list by
+    position, two project frames below the function that builds it, with the provider made by a
+    factory the analysis cannot see into: the list is judged where it is built, the clock ahead of
+    the fixed rules in its one user message. VALID twin: the rules first."""
+    app = {"app.py": POSITIONAL_MESSAGES_APP["app.py"].replace("PROMPT", prompt)}
+    found = findings(tmp_path, app)
+    if reported:
+        assert "per-request clock" in only_finding(found, "app.py", 26, "error")
+    else:
+        assert found == []
+
+
 def test_only_names_with_a_system_slot_are_wrappers_but_user_slots_are_kept() -> None:
     """``system_wrappers`` keeps the wrappers proper; user-only names say where a user turn is built."""
     send = flows_of('''

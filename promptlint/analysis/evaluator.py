@@ -308,11 +308,18 @@ T = TypeVar("T")
 
 def _slot_value(slot: str, args: Sequence[T], kwargs: Mapping_[str, T]) -> T | None:
     """The argument of a wrapper slot (``s#0``, ``m=messages``): by position or by keyword (the
-    values of a call, or its syntax)."""
+    values of a call, or its syntax). For a slot read from an attribute of an argument
+    (``s#0.system``: the callee sends ``request.system``), the object handed over."""
+    place = slot[2:].partition(".")[0]
     if slot[1] == "#":
-        index = int(slot[2:])
+        index = int(place)
         return args[index] if index < len(args) else None
-    return kwargs.get(slot[2:])
+    return kwargs.get(place)
+
+
+def _slot_attribute(slot: str) -> str:
+    """``system`` for ``s#0.system``: the attribute of the argument the callee reads ("" for none)."""
+    return slot[2:].partition(".")[2]
 
 
 def _is_none(node: ast.expr) -> bool:
@@ -1012,7 +1019,8 @@ class Evaluator:
                 continue
             keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
             for slot in slots:
-                expr = _slot_value(slot, call.args, keywords) if slot[0] in "su" else None
+                expr = _slot_value(slot, call.args, keywords) if slot[0] in "su" and not _slot_attribute(slot) \
+                    else None
                 if expr is not None and (name := _text_name(expr)) is not None:
                     names.add(name)
         return names
@@ -1695,7 +1703,9 @@ class Evaluator:
                  else self.as_kept(value.info, name, item, where, depth + 1)) for name, item in value.attrs))
         if not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
             return value
-        return _grown(value, f"self.{attr}", where)
+        cut = next((found[attr] for klass in self.mro(info) if attr in (found := _front_cuts(klass))), None)
+        window = Step(cut[1].location(cut[0]), f"self.{attr}") if cut is not None else None
+        return _grown(value, f"self.{attr}", where, window)
 
     def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
         """A ``self.attr = ...`` made in some method: state kept on the object; when that is a
@@ -2969,6 +2979,11 @@ class Evaluator:
         self.run_block(init.body, sub)
         attrs = tuple((name[5:], value) for name, value in sub.locals.items()
                       if name.startswith("self.") and "." not in name[5:])
+        extra = _extra_keywords_stored(init)
+        held = sub.locals.get(extra) if extra is not None else None
+        if isinstance(held, Mapping):  # `for key, value in kwargs.items(): setattr(self, key, value)`
+            attrs += tuple((key, value) for key, value in held.entries
+                           if isinstance(key, str) and key.isidentifier() and all(key != name for name, _ in attrs))
         return Instance(info, attrs)
 
     def instantiate_fields(self, info: ClassInfo, args: list[Value], kwargs: dict[str, Value],
@@ -3442,6 +3457,13 @@ class Evaluator:
             self._own_slots[id(node)] = own if any(slot[0] in "smuo" for slot in own) else None
         return self._own_slots[id(node)]
 
+    def slot_value(self, slot: str, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> Value | None:
+        """The value a wrapper call hands over in a slot; for a slot the callee reads from an
+        attribute of its argument (``s#0.system``), that attribute of the object given."""
+        value = _slot_value(slot, args, kwargs)
+        attribute = _slot_attribute(slot)
+        return self.attribute(value, attribute, frame, None) if value is not None and attribute else value
+
     def wrapper_arguments(self, name: str, wrapper_slots: frozenset[str], args: list[Value], kwargs: dict[str, Value],
                           frame: Frame, node: ast.Call) -> None:
         """A call to an inferred wrapper: the value in a slot that becomes system content further
@@ -3469,18 +3491,18 @@ class Evaluator:
         # Only a list built here counts: a slot inferred from `messages=[{"role": "user", "content": q}]`
         # in the callee takes a message's text, not the list.
         messages = next((value for slot in slots if slot[0] == "m" and slot[1:] not in system_slots
-                         and isinstance(value := _slot_value(slot, args, kwargs), Seq)), None)
+                         and isinstance(value := self.slot_value(slot, args, kwargs, frame), Seq)), None)
         if messages is None and any(slot[0] == "h" for slot in slots):
             # The callee writes the text over the head of the list it keeps (`self.messages[0] =
             # {"role": "system", ...}`): the conversation in that list follows it.
             messages = conversation(f"the messages `{name}()` keeps after it")
         # The model the call names for the LLM call further down (an "n" slot), for the estimate.
         via = Via(name, next((model for slot in slots if slot[0] == "n"
-                              and (model := literal_text(_slot_value(slot, args, kwargs))) is not None
+                              and (model := literal_text(self.slot_value(slot, args, kwargs, frame))) is not None
                               and _names_a_model(model)), None))
         for slot in slots:
             if slot[0] == "m":
-                if slot[1:] not in system_slots or _is_message_list(_slot_value(slot, args, kwargs)):
+                if slot[1:] not in system_slots or _is_message_list(self.slot_value(slot, args, kwargs, frame)):
                     # Else a list of system texts (`aask(req, system_msgs=[prompt])`), each made a
                     # system message further down: judged as system content, not as the request.
                     self.wrapper_messages(name, slot, args, kwargs, frame, node, via)
@@ -3488,7 +3510,7 @@ class Evaluator:
             if slot[0] == "u":
                 if slot not in user_slots:
                     continue
-                text = _slot_value(slot, args, kwargs)
+                text = self.slot_value(slot, args, kwargs, frame)
                 if text is not None and not is_structured(text):  # a whole message list is not the turn's text
                     self.user_turn(frame, _slot_node(node, slot[1:]) or node, f"user text passed to {name}()", text,
                                    via)
@@ -3497,7 +3519,7 @@ class Evaluator:
                 continue
             if _slot_node(node, slot[1:]) in user_expressions:
                 continue  # the same argument is the user's turn too: no earlier-than-its-input to judge
-            value = _slot_value(slot, args, kwargs)
+            value = self.slot_value(slot, args, kwargs, frame)
             if value is not None and (derived or most_volatile(value) is not None):
                 argument = _slot_node(node, slot[1:])
                 computed = argument is not None and frame.function is not None and \
@@ -3522,7 +3544,7 @@ class Evaluator:
                          frame: Frame, node: ast.Call, via: Via | None = None) -> None:
         """A message list handed to a wrapper whose parameter becomes an LLM call's messages
         (``provider.chat_completion(messages)``): judged here, where the list is built."""
-        self.message_list(frame, node, f"messages passed to {name}()", _slot_value(slot, args, kwargs), via,
+        self.message_list(frame, node, f"messages passed to {name}()", self.slot_value(slot, args, kwargs, frame), via,
                           kwargs.get("tools"))
 
     def assembled(self, frame: Frame, node: ast.AST, what: str, text: Value | None,
@@ -3646,11 +3668,12 @@ def _flag(value: ast.expr | None) -> bool | None:
 
 def _slot_node(call: ast.Call, slot: str) -> ast.expr | None:
     """The argument expression of a call in a slot (``#0`` position or ``=name`` keyword)."""
+    place = slot[1:].partition(".")[0]  # `#0.system`: the object the attribute is read from
     if slot.startswith("#"):
-        index = int(slot[1:])
+        index = int(place)
         positional = call.args[index] if index < len(call.args) else None
         return None if isinstance(positional, ast.Starred) else positional
-    return next((k.value for k in call.keywords if k.arg == slot[1:]), None)
+    return next((k.value for k in call.keywords if k.arg == place), None)
 
 
 def _parameter_annotation(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
@@ -4099,6 +4122,79 @@ def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
     return found
 
 
+def _extra_keywords_stored(init: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The ``**kwargs`` parameter of a constructor that stores each extra keyword as an attribute
+    (``for key, value in kwargs.items(): setattr(self, key, value)``, ``self.__dict__.update(kwargs)``):
+    a request object taking any field (chatgpt-on-wechat's ``LLMRequest(..., system=...)``)."""
+    extra = init.args.kwarg.arg if init.args.kwarg is not None else None
+    if extra is None:
+        return None
+    for loop in nodes_of(init, ast.For):
+        items = loop.iter
+        if isinstance(items, ast.Call) and isinstance(items.func, ast.Attribute) and items.func.attr == "items" \
+                and isinstance(items.func.value, ast.Name) and items.func.value.id == extra \
+                and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2:
+            key, value = (_dotted(element) for element in loop.target.elts)
+            if any(isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3
+                   and [_dotted(arg) for arg in call.args] == ["self", key, value] for call in nodes_of(loop, ast.Call)):
+                return extra
+    stored = any(_dotted(call.func) == "self.__dict__.update" and len(call.args) == 1
+                 and _dotted(call.args[0]) == extra for call in nodes_of(init, ast.Call))
+    return extra if stored else None
+
+
+def _front_cuts(klass: ClassInfo) -> dict[str, tuple[ast.stmt, Any]]:
+    """The ``self.x`` lists a method of the class cuts from the front while they are longer than a
+    limit (`if len(self.x) > limit: self.x.pop(0)`, `while len(self.x) > n: del self.x[0]`,
+    `self.x = self.x[-n:]` under such a test), each with the cut and its module: a window of the
+    latest items, whatever the list's name. A drain (`while len(q) > 0`) is not a limit."""
+    cached = klass.__dict__.get("_front_cut")
+    if cached is not None:
+        return cached
+    found: dict[str, tuple[ast.stmt, Any]] = {}
+    for method in klass.methods.values():
+        for guard in nodes_of(method, (ast.If, ast.While)):
+            limited = _lengths_over_a_limit(guard.test)
+            for stmt in guard.body:
+                path = _front_cut_of(stmt)
+                if path in limited and path.startswith("self.") and path.count(".") == 1:
+                    found.setdefault(path[5:], (stmt, klass.module))
+    klass.__dict__["_front_cut"] = found
+    return found
+
+
+def _lengths_over_a_limit(test: ast.expr) -> set[str]:
+    """The lists whose length ``test`` compares with a limit (`len(self.x) > self.max_items`)."""
+    limited: set[str] = set()
+    for compare in nodes_of(test, ast.Compare):
+        sides = [compare.left, *compare.comparators]
+        if any(isinstance(side, ast.Constant) and side.value == 0 for side in sides):
+            continue
+        limited.update(path for side in sides if isinstance(side, ast.Call) and isinstance(side.func, ast.Name)
+                       and side.func.id == "len" and len(side.args) == 1 and (path := _dotted(side.args[0])))
+    return limited
+
+
+def _front_cut_of(stmt: ast.stmt) -> str | None:
+    """The list a statement drops its first items from: `x.pop(0)` (its result kept or not),
+    `del x[0]`, `del x[:k]`, `x = x[k:]`, `x = x[-k:]`."""
+    value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "pop" \
+            and len(value.args) == 1 and isinstance(value.args[0], ast.Constant) and value.args[0].value == 0:
+        return _dotted(value.func.value)
+    if isinstance(stmt, ast.Delete) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+        index = stmt.targets[0].slice
+        if isinstance(index, ast.Constant) and index.value == 0 \
+                or isinstance(index, ast.Slice) and index.lower is None and index.upper is not None:
+            return _dotted(stmt.targets[0].value)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(value, ast.Subscript) \
+            and isinstance(value.slice, ast.Slice) and value.slice.upper is None and value.slice.lower is not None \
+            and not (isinstance(value.slice.lower, ast.Constant) and value.slice.lower.value == 0):
+        path = _dotted(stmt.targets[0])
+        return path if path is not None and path == _dotted(value.value) else None
+    return None
+
+
 def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, ast.stmt, Any]]:
     """``self.x`` a method other than the constructor rewrites from its own parameter while it
     appends to a list the object keeps under a conversation's name (browser-use's
@@ -4450,11 +4546,13 @@ def _is_main_guard(test: ast.expr) -> bool:
             and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
 
 
-def _grown(value: Value, expression: str, where: Location | None) -> Value:
-    """A list as earlier calls left it: its first items, then a run of what they appended."""
+def _grown(value: Value, expression: str, where: Location | None, window: Step | None = None) -> Value:
+    """A list as earlier calls left it: its first items, then a run of what they appended (only
+    the latest of them, where a method cuts its front: ``window``)."""
     if not isinstance(value, Seq) or any(isinstance(item, Splice) for item in value.items):
         return value
-    return Seq((*value.items, Splice(Hole(Volatility.UNKNOWN, expression, where, is_history=True))), value.order)
+    grown = Hole(Volatility.UNKNOWN, expression, where, is_history=True, window=window)
+    return Seq((*value.items, Splice(grown)), value.order)
 
 
 def _is_classmethod(node: ast.AST) -> bool:

@@ -19,6 +19,13 @@ facts, see ``reach.definition_calls``):
 A keyword a function taking ``**kwargs`` reads by name (``kwargs.get("system")``,
 ``kwargs.pop("system", None)``, ``kwargs["system"]``) is a parameter of its own, passed by that
 keyword: provider methods often take the system prompt so (``call_with_tools(messages, **kwargs)``).
+An attribute a function reads of a parameter (``request.system``, ``getattr(request, "system",
+None)``) is one too, at its object's position: the slot is ``s#0.system`` (``s=request.system``),
+and a caller's value is that attribute of the object it hands over (a request object built with
+``LLMRequest(messages=..., system=...)``), not the whole object. A dict built here by key and
+passed on as ``callee(**kwargs)`` hands each entry to the callee's keyword of that name, and an
+LLM API method taking the message list by position (LangChain's ``llm.ainvoke(messages)``,
+``#0`` in rules/llm_calls.yaml) makes an ``m`` flow as ``messages=`` does.
 
 A parameter that reaches an LLM call's ``model=`` makes an ``n`` slot the same way: the model a
 caller names there (``chat(prompt, model="claude-3-5-haiku")``) prices the prompt it assembles.
@@ -48,7 +55,7 @@ import ast
 from collections.abc import Iterable
 
 from promptlint.analysis.index import nodes_of, of_kind
-from promptlint.knowledge import Knowledge, forwarded_positions
+from promptlint.knowledge import Knowledge, call_suffixes, forwarded_positions
 from promptlint.model import MAX_REACHED
 
 SYSTEM = "system"
@@ -86,7 +93,8 @@ class SinkShapes:
                  user_constructors: dict[str, tuple[str, ...]] | None = None,
                  any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = (),
                  role_keys: Iterable[str] = ("role",), callback_types: Iterable[str] = (),
-                 chat_paths: Iterable[str] = (), system_templates: Iterable[str] = ()) -> None:
+                 chat_paths: Iterable[str] = (), system_templates: Iterable[str] = (),
+                 messages_positions: dict[str, int] | None = None) -> None:
         # Classes whose `from_template(t)` holds system text (`SystemMessagePromptTemplate`): what
         # their `format(...)` is given is system content.
         self.system_templates = tuple(system_templates)
@@ -94,6 +102,8 @@ class SinkShapes:
         self.chat_paths = tuple(chat_paths)  # URL path endings of providers' chat endpoints (raw HTTP)
         self.callback_types = frozenset(callback_types)  # last names of request types a model callback rewrites
         self.messages_keywords = frozenset(messages_keywords)  # LLM API keywords holding the message list
+        # LLM API methods taking the message list by position (LangChain's `llm.ainvoke(messages)`).
+        self.messages_positions = messages_positions or {}
         self.any_call_keywords = frozenset(any_call_keywords)  # system keywords of unresolved calls
         self.system_roles = frozenset(system_roles)
         self.user_roles = frozenset(user_roles)
@@ -113,10 +123,13 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
     messages_keywords = {part.arg for spec in knowledge.apis.values() for part in spec.parts
                          if part.shape == "messages" and part.arg.isidentifier()}
     system_templates = {name.split(".")[-2] for name in knowledge.system_messages if name.endswith(".from_template")}
+    messages_positions = {suffix.rsplit(".", 1)[-1]: int(part.arg[1:]) for name, spec in knowledge.apis.items()
+                          for part in spec.parts if part.shape == "messages" and part.arg[:1] == "#"
+                          and part.arg[1:].isdigit() for suffix in call_suffixes(name)}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
                       system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords,
                       knowledge.role_keys, knowledge.callback_types, tuple(knowledge.http_paths),
-                      sorted(system_templates))
+                      sorted(system_templates), messages_positions)
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:
@@ -145,6 +158,9 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
     flows: set[Flow] = set()
     position = {name: index for index, name in params}
 
+    def held(name: str, found: dict[str, set[str]]) -> set[str]:
+        return _carried(found, name, names)
+
     once = _first_call_nodes(walked)
 
     def reach(expr: ast.AST | None, target: str) -> bool:
@@ -153,10 +169,10 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         if expr is None:
             return False
         first_call = id(expr) in once
-        text = {param for name in _names_in(expr) for param in carriers.get(name, ())}
+        text = {param for name in _names_in(expr) for param in held(name, carriers)}
         if target in (SYSTEM, HEAD, USER, MODEL):
             target = ONCE if first_call and target == SYSTEM else target
-            flows.update((position[param], param, target) for param in text)
+            flows.update((_position(position, param), param, target) for param in text)
             return bool(text)
         # A message list passes through the project's format converters on its way to the SDK
         # (`messages = _prompt_to_dicts(prompt)`, `translate_history(history, config)`): what the
@@ -164,11 +180,12 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
         # parameter that is only text inside a message (`{"content": question}`) is not the list,
         # and one that reaches only through a converter is not text: each is marked.
         converted = converted if converted is not None else _carriers(walked, names, conversions=True)
-        listed = {param for name in _list_names(expr) for param in converted.get(name, ())}
+        listed = {param for name in _list_names(expr) for param in held(name, converted)}
         for param in text | listed:
             mark = "" if target == MESSAGES or param in text and param in listed else \
                 TEXT_ONLY if param in text else CONVERTED
-            flows.add((position[param], param, (FIRST_CALL if first_call and target != MESSAGES else "") + mark + target))
+            flows.add((_position(position, param), param,
+                       (FIRST_CALL if first_call and target != MESSAGES else "") + mark + target))
         return bool(text | listed)
 
     heads: set[int] | None = None  # computed at the first system dict: most definitions have none
@@ -185,8 +202,12 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
             reach(keyword.value, SYSTEM)
     aliases = _callable_aliases(walked)
     forwarded = node.args.kwarg.arg if node.args.kwarg else None
+    built = _dict_entries(walked)
     for call in of_kind(walked, ast.Call):
-        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        # `callee(**request_kwargs)` with the dict built here: its entries are keyword arguments.
+        keywords = {key: value for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)
+                    for key, value in built.get(k.value.id, ())}
+        keywords.update((k.arg, k.value) for k in call.keywords if k.arg)
         role = _role_name(next((keywords[k] for k in shapes.role_keys if k in keywords), None))
         if role in shapes.system_roles or role in shapes.user_roles:
             reach(next((keywords[k] for k in shapes.content_keys if k in keywords),
@@ -202,10 +223,15 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                 # Listed (without short-circuiting) so that every keyword's flows are recorded.
                 sent = [reach(keywords[keyword], SYSTEM) for keyword in shapes.system_keywords & keywords.keys()]
                 sent += [reach(keywords[keyword], MESSAGES) for keyword in shapes.messages_keywords & keywords.keys()]
+                listed = shapes.messages_positions.get(short)
+                if listed is not None and listed < len(args) and not isinstance(args[listed], ast.Starred) \
+                        and not shapes.messages_keywords & keywords.keys():
+                    sent.append(reach(args[listed], MESSAGES))  # `self.llm.ainvoke(messages)`
                 reach(keywords.get("model"), MODEL)
-                sent += [any(carriers.get(name) for name in _names_in(arg)) for arg in args]  # `generate(prompt)`
+                sent += [any(held(name, carriers) for name in _names_in(arg)) for arg in args]  # `generate(prompt)`
                 # `completion(**params)` with `params` built from a parameter (`self._prepare(messages)`)
-                sent += [any(carriers.get(name) for name in _names_in(k.value)) for k in call.keywords if k.arg is None]
+                sent += [any(held(name, carriers) for name in _names_in(k.value))
+                         for k in call.keywords if k.arg is None]
                 # An LLM call that sends what a parameter holds; or, less sure, one whose content
                 # comes from state the parameter went into first (`self.messages.append(...)`).
                 flows.add((-1, "", f"{SITE}{'' if any(sent) else UNSURE}{call.lineno}"))
@@ -227,6 +253,48 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                                              and k.value.id == forwarded for k in call.keywords):
                 flows.add((-1, FORWARDED, f"{short}={FORWARDED}"))  # `callee(**kwargs)`
     return tuple(sorted((index, keyed.get(name, name), target) for index, name, target in flows))
+
+
+def _position(position: dict[str, int], param: str) -> int:
+    """A parameter's call position; an attribute read of one (``request.system``) has its object's."""
+    return position[param] if param in position else position[param.partition(".")[0]]
+
+
+def _carried(carriers: dict[str, set[str]], name: str, params: set[str]) -> set[str]:
+    """The parameters a name (as ``_names_in`` gives it) may hold. An attribute read of a parameter
+    (``request.system``, ``getattr(request, "system", None)``) is a parameter of its own, passed in
+    the object the caller hands over (chatgpt-on-wechat's ``call_stream(request)`` sends
+    ``request.system`` as the system prompt, ``request.messages`` as the history); one of a local
+    name holds what that name holds."""
+    found = carriers.get(name)
+    if found is not None:
+        return found
+    root, dot, _ = name.partition(".")
+    if not dot or root == "self":
+        return set()
+    return {name} if root in params else carriers.get(root, set())
+
+
+def _dict_entries(walked: list[ast.AST]) -> dict[str, list[tuple[str, ast.expr]]]:
+    """Local dicts built by key (``kwargs = {"messages": m}``, ``kwargs["system"] = s``,
+    ``params = dict(model=m)``): name -> (key, value) in the order written, for a call that passes
+    one as ``**kwargs``."""
+    entries: dict[str, list[tuple[str, ast.expr]]] = {}
+    for item in of_kind(walked, ast.Assign):
+        if len(item.targets) != 1:
+            continue
+        target, value = item.targets[0], item.value
+        if isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+            entries.setdefault(target.id, []).extend(
+                (key.value, item_value) for key, item_value in zip(value.keys, value.values)
+                if isinstance(key, ast.Constant) and isinstance(key.value, str))
+        elif isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id == "dict":
+            entries.setdefault(target.id, []).extend((k.arg, k.value) for k in value.keywords if k.arg)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+            entries.setdefault(target.value.id, []).append((target.slice.value, value))
+    return entries
 
 
 def _keyword_reads(node: ast.FunctionDef | ast.AsyncFunctionDef, walked: list[ast.AST], kwarg: str,
@@ -310,9 +378,13 @@ def flow_slots(flows: tuple[Flow, ...], slots: dict[str, set[str]]) -> set[str]:
         if param == FORWARDED:  # the callee's keyword slots are this function's too
             found |= {slot for slot in slots.get(target.partition("=")[0], ()) if slot[1] == "="}
             continue
+        attribute = param.partition(".")[2]
         for kind in _target_kinds(target, slots):
+            if attribute and kind == USER:
+                continue  # the user's turn is read by name from a call's syntax (derived.py), not from an object
             prefix = KINDS[kind]
-            found |= {f"{prefix}={param}"} | ({f"{prefix}#{index}"} if index >= 0 else set())
+            found |= {f"{prefix}={param}"} | ({f"{prefix}#{index}{'.' + attribute if attribute else ''}"}
+                                              if index >= 0 else set())
     return found
 
 
@@ -486,7 +558,7 @@ def _carriers(walked: list[ast.AST], params: set[str], conversions: bool = False
     while changed:  # to a fixed point: the order of the bindings does not matter
         changed = False
         for targets, value in bindings:
-            found = set().union(*(carriers.get(name, set()) for name in names_of(value)))
+            found = set().union(*(_carried(carriers, name, params) for name in names_of(value)))
             for target in targets if found else ():
                 held = carriers.setdefault(target, set())
                 if not found <= held:
@@ -556,6 +628,9 @@ def _names_in(expr: ast.AST | None) -> set[str]:
     if key is not None:  # `kwargs["system"]`, `kwargs.get("system")`: also that entry by name
         held = expr.func.value if isinstance(expr, ast.Call) else expr.value  # type: ignore[attr-defined]
         return {f"{held.id}[{key}]", *(_names_in(held) if isinstance(expr, ast.Subscript) else ())}
+    read = _attribute_read(expr)
+    if read is not None:  # `request.system`: that attribute by name (see `_carried`)
+        return {read}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await, ast.FormattedValue)):
         return _names_in(expr.value)
     if isinstance(expr, ast.JoinedStr):
@@ -581,6 +656,17 @@ def _names_in(expr: ast.AST | None) -> set[str]:
     return set()
 
 
+def _attribute_read(expr: ast.AST) -> str | None:
+    """``request.system`` or ``getattr(request, "system", None)`` of a plain name: "request.system"."""
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return f"{expr.value.id}.{expr.attr}"
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "getattr" \
+            and len(expr.args) in (2, 3) and isinstance(expr.args[0], ast.Name) \
+            and isinstance(expr.args[1], ast.Constant) and isinstance(expr.args[1].value, str):
+        return f"{expr.args[0].id}.{expr.args[1].value}"
+    return None
+
+
 def _list_names(expr: ast.AST | None) -> set[str]:
     """The local names whose *list* the expression's value continues, converted or not: a name, a
     slice, a splice, a concatenation, and any call's first argument (``_prompt_to_dicts(prompt)``,
@@ -589,6 +675,9 @@ def _list_names(expr: ast.AST | None) -> set[str]:
     of one message, not the list, so it does not count."""
     if isinstance(expr, ast.Name):
         return {expr.id}
+    read = _attribute_read(expr)
+    if read is not None and not read.startswith("self."):
+        return {read}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await)):
         return _list_names(expr.value)
     if isinstance(expr, ast.BinOp):

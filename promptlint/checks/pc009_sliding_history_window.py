@@ -27,7 +27,10 @@ in agno, LangChain's `ConversationBufferWindowMemory` and `trim_messages`, token
 `history_windows` in rules/prompt_sinks.yaml) are the same cut made by a library. So are the
 latest items of a list that grows, sent as the history of a request, whatever the limit and
 wherever the slice is made: a memory's `get(k)` that returns `self.storage[-k:]`, sent on every
-step (the shape of MetaGPT's roles).
+step (the shape of MetaGPT's roles), and a list an object keeps, whatever its name, that one of
+its methods cuts from the front once it is over a limit (`if len(self.context_list) > self.limit:
+self.context_list.pop(0)`, `del self.x[0]`, `self.x = self.x[-n:]`) while another sends it, as
+messages or joined into a message's text (bilingual_book_maker's context paragraphs).
 
 ## Why is this bad?
 A history that only grows is the cheapest prompt there is: every request repeats the previous one
@@ -55,8 +58,10 @@ def add_message(self, message: dict) -> None:
 ```
 
 ## Known problems
-The rule reads the code of the cut, not the request: it does not prove that the list is sent to a
-model. It looks only at lists named like a conversation (`messages`, `history`, `conversation`,
+The rule mostly reads the code of the cut, not the request: it does not prove that the list is sent
+to a model. A list with any other name is reported only where a request is seen sending it, and
+only when the object's own method cuts its front under a test of its length against a limit (not
+a drain, `while len(q) > 0`, nor a list emptied whole). Otherwise it looks only at lists named like a conversation (`messages`, `history`, `conversation`,
 `convo`) in files that deal with chat messages for a model (a `role` or `role_...` key, an LLM
 client or call), cut (either branch of a conditional expression counts:
 `[] if size == 0 else messages[-size:]`)
@@ -514,11 +519,10 @@ class Conversation:
         """The latest items of a list that grows, sent as the request's conversation (the
         evaluator marks the slice: ``Hole.window``); the cut itself is found by ``check_module``."""
         seen: set[Location] = set()
-        index = 0
-        for part in layout.parts:
-            segment = part.segments[0] if len(part.segments) == 1 else None  # a spliced list: a part alone
+        for index, (_, segment) in enumerate(layout.segments()):
+            # A spliced list, or the latest items joined into a message's text.
             cut = segment.window if isinstance(segment, Hole) and segment.is_history else None
-            if segment is not None and cut is not None and cut.location not in seen:
+            if cut is not None and cut.location not in seen:
                 seen.add(cut.location)
                 message = (f"`{cut.description}` sends only the latest items of the conversation as the history "
                            f"of the `{layout.call.api}` request: once the conversation is longer, the first item "
@@ -526,7 +530,6 @@ class Conversation:
                 # The loss is the window itself, of unknown length: no known text to count after it.
                 yield replace(self.finding(layout, layout_index, index, replace(segment, location=cut.location),
                                            Severity.WARNING, message), bust_index=None)
-            index += len(part.segments)
 
     def check_module(self, path: str, tree: ast.Module,
                      windows: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None,
