@@ -342,7 +342,7 @@ def _parse_api(raw: dict[str, Any], where: str) -> ApiSpec:
 GENERIC_CLIENT_METHODS = frozenset({"chat", "generate"})
 
 
-def call_suffixes(callable_name: str) -> tuple[str, ...]:
+def _call_suffixes(callable_name: str) -> tuple[str, ...]:
     """How an LLM call looks at the call site, specific enough for a text-level pre-selection:
     ``completions.create`` (not every ``.create``), ``generate_content``, ``completion``; a
     generic client method with its usual receivers (``ollama.chat``, ``client.chat``)."""
@@ -426,7 +426,7 @@ def load_knowledge(config: Config) -> Knowledge:
         trigger_words=tuple(sorted(triggers)),
         # `<client type>.__call__` (a client called as a function) is never spelled at a call site;
         # as a name it made every project `__call__` look like an LLM API (agno 52 → 81 CPU-s).
-        api_method_names=frozenset(suffix for name in apis for suffix in call_suffixes(name) if not suffix.startswith("__"))
+        api_method_names=frozenset(suffix for name in apis for suffix in _call_suffixes(name) if not suffix.startswith("__"))
         | {"send_message"},
         system_roles=frozenset(sinks_raw["system_roles"]),
         content_keys=tuple(sinks_raw["content_keys"]),

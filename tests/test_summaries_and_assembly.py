@@ -291,53 +291,6 @@ def test_a_system_prompt_carried_by_a_request_object_is_judged_where_it_is_built
         assert found == []
 
 
-POSITIONAL_MESSAGES_APP = {"app.py": '''
-import datetime
-
-from langchain_openai import ChatOpenAI
-
-from providers import get_provider
-
-RULES = "Answer from the research notes only, cite each source as [n], never guess a figure. " * 40
-
-
-class GenericProvider:
-    def __init__(self, model: str) -> None:
-        self.llm = ChatOpenAI(model=model)
-
-    async def get_chat_response(self, messages, stream=False, **kwargs):
-        output = await self.llm.ainvoke(messages, **kwargs)
-        return output.content
-
-
-async def create_chat_completion(messages: list, model: str, **kwargs) -> str:
-    provider = get_provider(model)
-    return await provider.get_chat_response(messages, False, **kwargs)
-
-
-async def answer(question: str) -> str:
-    now = datetime.datetime.now().isoformat()
-    messages = [{"role": "user", "content": PROMPT}]
-    return await create_chat_completion(messages, model="gpt-4o")
-'''}
-
-
-@pytest.mark.parametrize(("prompt", "reported"), [
-    ('f"Time: {now}\\n{RULES}\\n{question}"', True), ('f"{RULES}\\nTime: {now}\\n{question}"', False)])
-def test_a_message_list_a_chat_model_takes_by_position_is_judged_where_it_is_built(
-        tmp_path: Path, prompt: str, reported: bool) -> None:
-    """INVALID (gpt-researcher's shape): LangChain's `self.llm.ainvoke(messages)` takes the list by
-    position, two project frames below the function that builds it, with the provider made by a
-    factory the analysis cannot see into: the list is judged where it is built, the clock ahead of
-    the fixed rules in its one user message. VALID twin: the rules first."""
-    app = {"app.py": POSITIONAL_MESSAGES_APP["app.py"].replace("PROMPT", prompt)}
-    found = findings(tmp_path, app)
-    if reported:
-        assert "per-request clock" in only_finding(found, "app.py", 26, "error")
-    else:
-        assert found == []
-
-
 def test_only_names_with_a_system_slot_are_wrappers_but_user_slots_are_kept() -> None:
     """``system_wrappers`` keeps the wrappers proper; user-only names say where a user turn is built."""
     send = flows_of('''

@@ -23,9 +23,7 @@ An attribute a function reads of a parameter (``request.system``, ``getattr(requ
 None)``) is one too, at its object's position: the slot is ``s#0.system`` (``s=request.system``),
 and a caller's value is that attribute of the object it hands over (a request object built with
 ``LLMRequest(messages=..., system=...)``), not the whole object. A dict built here by key and
-passed on as ``callee(**kwargs)`` hands each entry to the callee's keyword of that name, and an
-LLM API method taking the message list by position (LangChain's ``llm.ainvoke(messages)``,
-``#0`` in rules/llm_calls.yaml) makes an ``m`` flow as ``messages=`` does.
+passed on as ``callee(**kwargs)`` hands each entry to the callee's keyword of that name.
 
 A parameter that reaches an LLM call's ``model=`` makes an ``n`` slot the same way: the model a
 caller names there (``chat(prompt, model="claude-3-5-haiku")``) prices the prompt it assembles.
@@ -55,7 +53,7 @@ import ast
 from collections.abc import Iterable
 
 from promptlint.analysis.index import nodes_of, of_kind
-from promptlint.knowledge import Knowledge, call_suffixes, forwarded_positions
+from promptlint.knowledge import Knowledge, forwarded_positions
 from promptlint.model import MAX_REACHED
 
 SYSTEM = "system"
@@ -93,8 +91,7 @@ class SinkShapes:
                  user_constructors: dict[str, tuple[str, ...]] | None = None,
                  any_call_keywords: Iterable[str] = (), messages_keywords: Iterable[str] = (),
                  role_keys: Iterable[str] = ("role",), callback_types: Iterable[str] = (),
-                 chat_paths: Iterable[str] = (), system_templates: Iterable[str] = (),
-                 messages_positions: dict[str, int] | None = None) -> None:
+                 chat_paths: Iterable[str] = (), system_templates: Iterable[str] = ()) -> None:
         # Classes whose `from_template(t)` holds system text (`SystemMessagePromptTemplate`): what
         # their `format(...)` is given is system content.
         self.system_templates = tuple(system_templates)
@@ -102,8 +99,6 @@ class SinkShapes:
         self.chat_paths = tuple(chat_paths)  # URL path endings of providers' chat endpoints (raw HTTP)
         self.callback_types = frozenset(callback_types)  # last names of request types a model callback rewrites
         self.messages_keywords = frozenset(messages_keywords)  # LLM API keywords holding the message list
-        # LLM API methods taking the message list by position (LangChain's `llm.ainvoke(messages)`).
-        self.messages_positions = messages_positions or {}
         self.any_call_keywords = frozenset(any_call_keywords)  # system keywords of unresolved calls
         self.system_roles = frozenset(system_roles)
         self.user_roles = frozenset(user_roles)
@@ -123,13 +118,10 @@ def sink_shapes(knowledge: Knowledge) -> SinkShapes:
     messages_keywords = {part.arg for spec in knowledge.apis.values() for part in spec.parts
                          if part.shape == "messages" and part.arg.isidentifier()}
     system_templates = {name.split(".")[-2] for name in knowledge.system_messages if name.endswith(".from_template")}
-    messages_positions = {suffix.rsplit(".", 1)[-1]: int(part.arg[1:]) for name, spec in knowledge.apis.items()
-                          for part in spec.parts if part.shape == "messages" and part.arg[:1] == "#"
-                          and part.arg[1:].isdigit() for suffix in call_suffixes(name)}
     return SinkShapes(knowledge.system_roles, knowledge.content_keys, constructors, knowledge.api_method_names,
                       system_keywords, knowledge.user_roles, users, knowledge.system_keywords, messages_keywords,
                       knowledge.role_keys, knowledge.callback_types, tuple(knowledge.http_paths),
-                      sorted(system_templates), messages_positions)
+                      sorted(system_templates))
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[tuple[int, str]]:
@@ -223,10 +215,6 @@ def parameter_flows(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, 
                 # Listed (without short-circuiting) so that every keyword's flows are recorded.
                 sent = [reach(keywords[keyword], SYSTEM) for keyword in shapes.system_keywords & keywords.keys()]
                 sent += [reach(keywords[keyword], MESSAGES) for keyword in shapes.messages_keywords & keywords.keys()]
-                listed = shapes.messages_positions.get(short)
-                if listed is not None and listed < len(args) and not isinstance(args[listed], ast.Starred) \
-                        and not shapes.messages_keywords & keywords.keys():
-                    sent.append(reach(args[listed], MESSAGES))  # `self.llm.ainvoke(messages)`
                 reach(keywords.get("model"), MODEL)
                 sent += [any(held(name, carriers) for name in _names_in(arg)) for arg in args]  # `generate(prompt)`
                 # `completion(**params)` with `params` built from a parameter (`self._prepare(messages)`)
