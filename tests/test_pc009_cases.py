@@ -1352,3 +1352,113 @@ def test_a_list_emptied_drained_cut_at_its_end_or_never_sent_is_not_a_window(
     assert source != RECENT_PARAGRAPHS
     root = write_tree(tmp_path, source)
     assert [f for f in project_cuts(root) if "self.recent`" in f[2]] == []
+
+
+# kotaemon's answer pipeline: the last `n` (question, answer) pairs written out as messages, sent
+# through a model field typed as the project's base class, whose `stream` is a stub; the OpenAI
+# subclass converts the list and hands it to `create(**params)` through a `**kwargs` helper.
+TYPED_MODEL_LLMS = '''
+from openai import OpenAI
+
+
+class BaseLLM:
+    def stream(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+class ChatLLM(BaseLLM):
+    pass
+
+
+class BaseChatOpenAI(ChatLLM):
+    model: str = "gpt-4o"
+
+    def prepare_message(self, messages):
+        return [{"role": m.role, "content": m.content} for m in messages]
+
+    def prepare_params(self, **kwargs):
+        params = {"model": self.model, "temperature": 0}
+        params.update(kwargs)
+        return params
+
+    def openai_response(self, client, **kwargs):
+        params = self.prepare_params(**kwargs)
+        return client.chat.completions.create(**params)
+
+    def stream(self, messages, *args, **kwargs):
+        client = OpenAI()
+        input_messages = self.prepare_message(messages)
+        return self.openai_response(client, messages=input_messages, stream=True, **kwargs)
+'''
+TYPED_MODEL_PIPELINES = '''
+from theflow import Node
+
+from llms import ChatLLM
+from registry import default_llm
+
+SYSTEM = "You answer questions about the user's files; cite each file you use as [n]. " * 40
+
+
+class Message:
+    def __init__(self, role: str, content: str) -> None:
+        self.role = role
+        self.content = content
+
+
+class AnswerPipeline:
+    llm: ChatLLM = Node(default_callback=lambda _: default_llm())
+    n_last_interactions: int = 5
+
+    def stream(self, question: str, history: list):
+        messages = [Message("system", SYSTEM)]
+        for human, ai in history[-self.n_last_interactions:]:
+            messages.append(Message("user", human))
+            messages.append(Message("assistant", ai))
+        messages.append(Message("user", question))
+        for out in self.llm.stream(messages):
+            yield out
+
+
+class IndexPipeline:
+    def stream(self, files: list, reindex: bool = False):
+        yield from files
+
+
+class ReportPipeline:
+    def stream(self, rows: list):
+        yield from rows
+
+
+class UploadPipeline:
+    def stream(self, urls: list, **kwargs):
+        yield from urls
+'''
+
+
+def test_a_window_sent_through_a_model_field_typed_as_a_stub_base_class_is_reported(tmp_path: Path) -> None:
+    """INVALID (kotaemon): `llm: ChatLLM = Node(...)` is a `ChatLLM` whatever the library's field
+    factory returns; its `stream` is a stub, so the call takes the slots of the subclasses'
+    overrides (one `stream` of five in the project is a model's: by name alone the call is no
+    wrapper), and the OpenAI override hands the converted list on as `messages=`. The loop writing
+    out the last `n` pairs makes that list a window."""
+    root = write_tree(tmp_path, {"llms.py": TYPED_MODEL_LLMS, "pipelines.py": TYPED_MODEL_PIPELINES})
+    [finding] = project_cuts(root)
+    assert finding[:2] == ("pipelines.py", 21)
+    assert finding[2].startswith("`history[-self.n_last_interactions:]` sends only the latest items of the "
+                                 "conversation as the history of the `message list (messages passed to stream())`")
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    # Every pair of the history, which only grows.
+    ("history[-self.n_last_interactions:]", "history"),
+    # No system message ahead of the latest pairs: a batch the model object may append to a history
+    # it keeps (autogen's message filter), or a one-off request sharing no prefix (MetaGPT's `_end`).
+    ('messages = [Message("system", SYSTEM)]', "messages = []"),
+])
+def test_the_whole_history_or_a_list_without_its_system_message_is_no_window(
+        tmp_path: Path, before: str, after: str) -> None:
+    """VALID twins of the typed model's window above."""
+    pipelines = TYPED_MODEL_PIPELINES.replace(before, after)
+    assert pipelines != TYPED_MODEL_PIPELINES
+    root = write_tree(tmp_path, {"llms.py": TYPED_MODEL_LLMS, "pipelines.py": pipelines})
+    assert project_cuts(root) == []

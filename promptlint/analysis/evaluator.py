@@ -1102,6 +1102,10 @@ class Evaluator:
         analysis cannot list, it runs twice, so what one request leaves for the next (a running
         summary, a log) is per-step on the second pass, as in an agent loop."""
         iterable = self.eval(stmt.iter, frame)
+        if isinstance(iterable, Unknown) and iterable.hole.window is not None:
+            # `for human, ai in history[-n:]`: the latest items of a list, a run whose messages
+            # the body writes out are that window too (`run_over_runs`).
+            iterable = Seq((Splice(iterable.hole),))
         items, order = self.iteration(iterable, stmt.iter, frame)
         saved_taint = frame.order_taint
         if order is not None:
@@ -1639,11 +1643,16 @@ class Evaluator:
                 stored = self.class_attribute(inst.info, attr, frame, inst)
                 return stored if stored is not None and not _cut_short(stored) else value
         found = self.class_attribute(inst.info, attr, frame, inst)
-        if found is None:
-            # `client: OpenAI` declared in the class body and set where the analysis cannot see.
+        if found is None or _plainly_unknown(found) \
+                or isinstance(found, Obj) and found.type not in self.knowledge.client_types:
+            # `client: OpenAI` declared in the class body and set where the analysis cannot see;
+            # `llm: ChatLLM = Node(default_callback=...)`: a project object a library's field
+            # factory makes, of the project class the annotation names.
+            declared = _annotations if found is None else _annotated_fields
             typed = next((self.annotated_type(annotation, Frame(klass.module, depth=frame.depth))
-                          for klass in self.mro(inst.info) if (annotation := _annotations(klass).get(attr))), None)
-            found = typed if isinstance(typed, Obj) else None
+                          for klass in self.mro(inst.info) if (annotation := declared(klass).get(attr))), None)
+            if isinstance(typed, Obj) and found is None or isinstance(typed, Instance) and found is not None:
+                found = typed
         return found if found is not None else unknown(f"self.{attr}", where)
 
     def advanced_attribute(self, klass: ClassInfo, attr: str) -> Value | None:
@@ -2183,8 +2192,11 @@ class Evaluator:
         for extra in node.generators[1:]:
             self.bind(extra.target, unknown("item"), sub, step=False)
         produced = produce(sub)
+        windowed = _window_hole(iterable)  # a copy of a window keeps its cut and the path to it
         hole = Hole(Volatility.UNKNOWN, frame.module.snippet(node), frame.module.location(node),
-                    is_history=self.holds_conversation(iterable, frame), window=_window_of(iterable))
+                    is_history=self.holds_conversation(iterable, frame),
+                    path=windowed.path if windowed is not None else (),
+                    window=windowed.window if windowed is not None else None)
         # Messages copied from a list of unknown length, each keeping its own role (`[{"role":
         # m["role"], "content": clean(m["content"])} for m in messages]`): the conversation, not
         # one message that stands for all.
@@ -3339,6 +3351,10 @@ class Evaluator:
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if called is None:
             return
+        dispatched = self.dispatched_slots(callee) if isinstance(callee, FuncVal) else None
+        if dispatched is not None:
+            self.wrapper_arguments(called, dispatched, args, kwargs, frame, node)
+            return
         if called in self.wrappers and any(slot[0] in "smuo" for slot in self.wrappers[called]):
             slots = self.wrappers[called]
             own = self.own_slots(callee) if isinstance(callee, FuncVal) else None
@@ -3441,6 +3457,19 @@ class Evaluator:
         return cap_volatility(value, Volatility.PER_SESSION,
                               f"`{agent}` is built once and keeps its instructions for a conversation")
 
+    def dispatched_slots(self, func: FuncVal) -> frozenset[str] | None:
+        """A stub method called on an object typed as its project base class (`llm: ChatLLM`,
+        `self.llm.stream(messages)`): the slots of the overrides project subclasses give it, any
+        of which may run, whatever the name's other definitions say (kotaemon has twenty-one
+        `stream` methods, three of them models'). None when the callee is no such stub or no
+        override judges anything."""
+        if not isinstance(func.self_value, Instance) or not _is_stub(func.node):
+            return None
+        found: set[str] = set()
+        for override in self.overrides(func)[:MAX_OVERRIDES]:
+            found |= self.own_slots(override) or set()
+        return frozenset(found) if any(slot[0] in "smuo" for slot in found) else None
+
     def own_slots(self, func: FuncVal) -> frozenset[str] | None:
         """The wrapper slots of this one definition (a method the call resolves to), from its own
         parameter flows and the slots the names it calls have; None when it has none that judge
@@ -3537,8 +3566,21 @@ class Evaluator:
         """A whole message list judged in its own order where it is built: handed to a wrapper that
         sends it, or rendered from a chat template (LangChain's ``format_prompt``)."""
         if self.on_messages is not None and isinstance(messages, Seq) and messages.items \
-                and (most_volatile(messages) is not None or tools is not None and most_volatile(tools) is not None):
+                and (most_volatile(messages) is not None or tools is not None and most_volatile(tools) is not None
+                     or self.sent_with_a_window(messages, frame)):
             self.on_messages(frame, node, what, messages, via, tools)
+
+    def sent_with_a_window(self, messages: Seq, frame: Frame) -> bool:
+        """A list that opens with its system message, so it is the whole request in its order, and
+        holds a window of the conversation (the latest items of a list). A list of new messages
+        alone, or a window with no system message before it, may be a batch the callee appends to
+        a history it keeps, or a one-off request that shares no prefix with the others."""
+        first = messages.items[0]
+        # A message object's role by its class's name too (kotaemon's `SystemMessage(content=...)`).
+        named = Obj(first.info.qualname) if isinstance(first, Instance) else first if isinstance(first, Obj) else None
+        system = self.opens_with_system(first, frame) \
+            or named is not None and templates.message_role(named) == "system"
+        return system and any(hole.window is not None for hole in holes_of(messages))
 
     def wrapper_messages(self, name: str, slot: str, args: list[Value], kwargs: dict[str, Value],
                          frame: Frame, node: ast.Call, via: Via | None = None) -> None:
@@ -3823,6 +3865,17 @@ def _annotations(klass: ClassInfo) -> dict[str, ast.expr]:
         cached = klass.__dict__["_annotations"] = {
             stmt.target.id: stmt.annotation for stmt in klass.node.body
             if isinstance(stmt, ast.AnnAssign) and stmt.value is None and isinstance(stmt.target, ast.Name)}
+    return cached
+
+
+def _annotated_fields(klass: ClassInfo) -> dict[str, ast.expr]:
+    """The attributes a class body declares with a type, with a value or not (`llm: ChatLLM =
+    Node(...)`)."""
+    cached = klass.__dict__.get("_annotated")
+    if cached is None:
+        cached = klass.__dict__["_annotated"] = {
+            stmt.target.id: stmt.annotation for stmt in klass.node.body
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)}
     return cached
 
 
@@ -4697,10 +4750,16 @@ def _latest_items(listed: Value, cut: Step) -> Value | None:
 def _window_of(value: Value) -> Step | None:
     """The cut that keeps only the latest items of this list (or of the list this value is an item
     of), if any."""
+    hole = _window_hole(value)
+    return hole.window if hole is not None else None
+
+
+def _window_hole(value: Value) -> Hole | None:
+    """The part of a list that is a window (``_window_of``), with the path it came by."""
     if isinstance(value, Unknown):
-        return value.hole.window
+        return value.hole if value.hole.window is not None else None
     if isinstance(value, Seq):  # a run of the window, or an item copied out of it in a loop
-        return next((item.hole.window for item in value.items
+        return next((item.hole for item in value.items
                      if isinstance(item, (Splice, Unknown)) and item.hole.window is not None), None)
     return None
 
