@@ -3498,7 +3498,10 @@ class Evaluator:
         """A call to an inferred wrapper: the value in a slot that becomes system content further
         down is judged here, where it is known (the callee may be chosen at runtime); what the
         call passes as the user's turn tells which of its unknown parts are request-derived."""
-        slots = sorted(wrapper_slots)
+        # A callee reading attributes of an argument (`s#0.system`) is judged for those, not for the
+        # whole object (`s#0`, kept in the table so that callers handing the object on are wrappers).
+        slots = sorted(slot for slot in wrapper_slots
+                       if not any(other.startswith(f"{slot}.") for other in wrapper_slots))
         system_slots = {slot[1:] for slot in slots if slot[0] in "so"}
         written, known = written_names(node.args), set(slots)
         user_slots = {slot for slot in slots if slot[0] == "u" and _slot_node(node, slot[1:]) is not None

@@ -617,8 +617,8 @@ def _names_in(expr: ast.AST | None) -> set[str]:
         held = expr.func.value if isinstance(expr, ast.Call) else expr.value  # type: ignore[attr-defined]
         return {f"{held.id}[{key}]", *(_names_in(held) if isinstance(expr, ast.Subscript) else ())}
     read = _attribute_read(expr)
-    if read is not None:  # `request.system`: that attribute by name (see `_carried`)
-        return {read}
+    if read is not None:  # `request.system`: that attribute by name (see `_carried`), and the object
+        return {read, read.partition(".")[0]}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await, ast.FormattedValue)):
         return _names_in(expr.value)
     if isinstance(expr, ast.JoinedStr):
@@ -665,7 +665,7 @@ def _list_names(expr: ast.AST | None) -> set[str]:
         return {expr.id}
     read = _attribute_read(expr)
     if read is not None and not read.startswith("self."):
-        return {read}
+        return {read, read.partition(".")[0]}
     if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.Await)):
         return _list_names(expr.value)
     if isinstance(expr, ast.BinOp):
