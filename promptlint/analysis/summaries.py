@@ -22,7 +22,9 @@ keyword: provider methods often take the system prompt so (``call_with_tools(mes
 An attribute a function reads of a parameter (``request.system``, ``getattr(request, "system",
 None)``) is one too, at its object's position: the slot is ``s#0.system`` (``s=request.system``),
 and a caller's value is that attribute of the object it hands over (a request object built with
-``LLMRequest(messages=..., system=...)``), not the whole object. A dict built here by key and
+``LLMRequest(messages=..., system=...)``). The object itself flows on as before (``s#0``), so that
+a caller handing it on whole is a wrapper too; a call is judged for the attribute slots only
+(``Evaluator.wrapper_arguments``). A dict built here by key and
 passed on as ``callee(**kwargs)`` hands each entry to the callee's keyword of that name.
 
 A parameter that reaches an LLM call's ``model=`` makes an ``n`` slot the same way: the model a
