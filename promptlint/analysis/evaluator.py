@@ -421,6 +421,7 @@ class Evaluator:
         self._constructing: dict[int, Frame | None] = {}  # see constructing_run
         self._handed: dict[tuple[int, str], Obj | None] = {}  # see client_handed_in
         self._own_slots: dict[int, frozenset[str] | None] = {}  # a definition's own wrapper slots
+        self._dispatched: dict[int, frozenset[str] | None] = {}  # a stub method's overrides' slots
         self._shapes: SinkShapes | None = None
         self._slot_sets: dict[str, set[str]] = {}
         self._mro: dict[int, tuple[ClassInfo, list[ClassInfo]]] = {}
@@ -1648,9 +1649,8 @@ class Evaluator:
             # `client: OpenAI` declared in the class body and set where the analysis cannot see;
             # `llm: ChatLLM = Node(default_callback=...)`: a project object a library's field
             # factory makes, of the project class the annotation names.
-            declared = _annotations if found is None else _annotated_fields
             typed = next((self.annotated_type(annotation, Frame(klass.module, depth=frame.depth))
-                          for klass in self.mro(inst.info) if (annotation := declared(klass).get(attr))), None)
+                          for klass in self.mro(inst.info) if (annotation := _annotations(klass).get(attr))), None)
             if isinstance(typed, Obj) and found is None or isinstance(typed, Instance) and found is not None:
                 found = typed
         return found if found is not None else unknown(f"self.{attr}", where)
@@ -3465,10 +3465,13 @@ class Evaluator:
         override judges anything."""
         if not isinstance(func.self_value, Instance) or not _is_stub(func.node):
             return None
-        found: set[str] = set()
-        for override in self.overrides(func)[:MAX_OVERRIDES]:
-            found |= self.own_slots(override) or set()
-        return frozenset(found) if any(slot[0] in "smuo" for slot in found) else None
+        key = id(func.node)  # the overrides depend on the declaring class, not on the object
+        if key not in self._dispatched:
+            found: set[str] = set()
+            for override in self.overrides(func)[:MAX_OVERRIDES]:
+                found |= self.own_slots(override) or set()
+            self._dispatched[key] = frozenset(found) if any(slot[0] in "smuo" for slot in found) else None
+        return self._dispatched[key]
 
     def own_slots(self, func: FuncVal) -> frozenset[str] | None:
         """The wrapper slots of this one definition (a method the call resolves to), from its own
@@ -3862,21 +3865,11 @@ def _declared_fields(klass: ClassInfo) -> list[tuple[str, ast.expr | None]]:
 
 
 def _annotations(klass: ClassInfo) -> dict[str, ast.expr]:
-    """The attributes a class body declares with a type and no value (`client: OpenAI`)."""
+    """The attributes a class body declares with a type, with a value or not (`client: OpenAI`,
+    `llm: ChatLLM = Node(...)`)."""
     cached = klass.__dict__.get("_annotations")
     if cached is None:
         cached = klass.__dict__["_annotations"] = {
-            stmt.target.id: stmt.annotation for stmt in klass.node.body
-            if isinstance(stmt, ast.AnnAssign) and stmt.value is None and isinstance(stmt.target, ast.Name)}
-    return cached
-
-
-def _annotated_fields(klass: ClassInfo) -> dict[str, ast.expr]:
-    """The attributes a class body declares with a type, with a value or not (`llm: ChatLLM =
-    Node(...)`)."""
-    cached = klass.__dict__.get("_annotated")
-    if cached is None:
-        cached = klass.__dict__["_annotated"] = {
             stmt.target.id: stmt.annotation for stmt in klass.node.body
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)}
     return cached
@@ -4182,6 +4175,12 @@ def _extra_keywords_stored(init: ast.FunctionDef | ast.AsyncFunctionDef) -> str 
     """The ``**kwargs`` parameter of a constructor that stores each extra keyword as an attribute
     (``for key, value in kwargs.items(): setattr(self, key, value)``, ``self.__dict__.update(kwargs)``):
     a request object taking any field (chatgpt-on-wechat's ``LLMRequest(..., system=...)``)."""
+    if "_extra_stored" not in init.__dict__:  # kept on the definition: a constructor runs often
+        init.__dict__["_extra_stored"] = _stores_extra_keywords(init)
+    return init.__dict__["_extra_stored"]  # type: ignore[no-any-return]
+
+
+def _stores_extra_keywords(init: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     extra = init.args.kwarg.arg if init.args.kwarg is not None else None
     if extra is None:
         return None

@@ -254,15 +254,13 @@ def _carried(carriers: dict[str, set[str]], name: str, params: set[str]) -> set[
     """The parameters a name (as ``_names_in`` gives it) may hold. An attribute read of a parameter
     (``request.system``, ``getattr(request, "system", None)``) is a parameter of its own, passed in
     the object the caller hands over (chatgpt-on-wechat's ``call_stream(request)`` sends
-    ``request.system`` as the system prompt, ``request.messages`` as the history); one of a local
-    name holds what that name holds."""
+    ``request.system`` as the system prompt, ``request.messages`` as the history). One of a local
+    name holds nothing of its own: ``_names_in`` gives the local name beside it."""
     found = carriers.get(name)
     if found is not None:
         return found
     root, dot, _ = name.partition(".")
-    if not dot or root == "self":
-        return set()
-    return {name} if root in params else carriers.get(root, set())
+    return {name} if dot and root in params else set()
 
 
 def _dict_entries(walked: list[ast.AST]) -> dict[str, list[tuple[str, ast.expr]]]:
