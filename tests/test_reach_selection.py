@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from promptlint import parallel
-from promptlint.analysis.evaluator import Evaluator, _attribute_assignments
+from promptlint.analysis.evaluator import Evaluator, _attribute_assignment, _fallback_returns, _follow_up_attributes
 from promptlint.analysis.index import (
     LazyBody,
     ModuleInfo,
@@ -321,12 +321,49 @@ def test_what_is_kept_on_a_definition_goes_with_its_body() -> None:
     call = run_messages.body[0].value.elts[0]
     assert history_after(run_messages, call) == "history"
     assert returned_messages(system) == {id(system.body[0].value)}
-    _ = _attribute_assignments(klass)
     module.hollow()
     call = run_messages.body[0].value.elts[0]  # parsed again: new nodes
     assert history_after(run_messages, call) == "history"
     assert returned_messages(system) == {id(system.body[0].value)}  # `message = Message(...)`, returned
-    assert "_assignments" not in klass.__dict__
+
+
+AGENT = """
+class Agent:
+    def __init__(self, system):
+        self.system = None
+        self.system = system
+        self.history = []
+
+    def ask(self, question):
+        self.task = question
+        self.history.append({"role": "user", "content": question})
+
+    def summary(self, rows):
+        if not rows:
+            return "<none>"
+        return rows
+"""
+
+
+def test_memos_by_position_outlive_the_body_and_name_its_new_nodes() -> None:
+    """A class's attribute assignments, its follow-up requests and a definition's placeholder
+    returns are kept by position when the bodies are dropped (computing them again parsed every
+    method once more: a fifth of litellm's time); what they name is found in the body parsed
+    again, never a node of the old one."""
+    module = parse_module("m", Path("m.py"), "m.py", AGENT)
+    klass = module.classes["Agent"]
+    summary = klass.methods["summary"]
+    before = _attribute_assignment(klass, "system")
+    assert before is not None and ast.unparse(before[2]) == "self.system = system"  # not the None placeholder
+    assert _follow_up_attributes(klass)["task"][0] == "ask"
+    assert _fallback_returns(summary) == {(14, 12)}
+    module.hollow()
+    assert "_assignments" not in klass.__dict__ and "_assignment_places" in klass.__dict__
+    after = _attribute_assignment(klass, "system")
+    assert after is not None and after[2] is not before[2] and after[2] in list(ast.walk(klass.methods["__init__"]))
+    assert (after[2].lineno, after[2].col_offset) == (5, 8)
+    assert _follow_up_attributes(klass)["task"][1].line == 9
+    assert _fallback_returns(summary) == {(14, 12)} and summary.body[0].body[0].lineno == 14
 
 
 def test_a_tight_parse_budget_gives_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,7 +40,7 @@ from promptlint.analysis.derived import (
     user_turn_names,
     written_annotation,
 )
-from promptlint.analysis.index import ClassInfo, ModuleInfo, nodes_of, resolve_relative
+from promptlint.analysis.index import FALLBACK_RETURNS_MEMO, ClassInfo, ModuleInfo, nodes_of, resolve_relative
 from promptlint.analysis.layout import argument, is_turn, message_role_content, named_like
 from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
@@ -326,22 +326,22 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-FALLBACK_ATTRIBUTE = "_promptlint_fallback_returns"
 
 
-def _fallback_returns(function: ast.AST) -> frozenset[int]:
+def _fallback_returns(function: ast.AST) -> frozenset[tuple[int, int]]:
     """The `return`s of a definition that give a short placeholder written there (`return f"<no
     messages for {ticker}>"`): in an exception handler, or under a test that the data is missing
-    (`if not messages:`, `if rows is None:`, `if len(hits) == 0:`). Kept on the definition
-    (dropped with its body)."""
-    found = function.__dict__.get(FALLBACK_ATTRIBUTE)
+    (`if not messages:`, `if rows is None:`, `if len(hits) == 0:`). By position (line, column),
+    kept on the definition when its body is dropped (index.DURABLE_NODE_MEMOS)."""
+    found = function.__dict__.get(FALLBACK_RETURNS_MEMO)
     if found is None:
-        ids: set[int] = set()
+        places: set[tuple[int, int]] = set()
         for node in nodes_of(function, (ast.ExceptHandler, ast.If)):
             if isinstance(node, ast.If) and not _tests_missing(node.test):
                 continue
-            ids.update(id(r) for stmt in node.body for r in nodes_of(stmt, ast.Return) if _is_placeholder_text(r.value))
-        found = function.__dict__[FALLBACK_ATTRIBUTE] = frozenset(ids)
+            places.update((r.lineno, r.col_offset) for stmt in node.body for r in nodes_of(stmt, ast.Return)
+                          if _is_placeholder_text(r.value))
+        found = function.__dict__[FALLBACK_RETURNS_MEMO] = frozenset(places)
     return found  # type: ignore[no-any-return]
 
 
@@ -635,7 +635,7 @@ class Evaluator:
                 self._discarded = id(called)  # its result is not used (call_function)
                 self.eval(stmt.value, frame)
         elif isinstance(stmt, ast.Return):
-            if frame.function is not None and id(stmt) in _fallback_returns(frame.function):
+            if frame.function is not None and (stmt.lineno, stmt.col_offset) in _fallback_returns(frame.function):
                 frame.fallbacks.add(len(frame.returns))
             frame.returns.append(self.eval(stmt.value, frame) if stmt.value else NONE)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and frame.function is not None:
@@ -1629,8 +1629,8 @@ class Evaluator:
         if follow_up is not None:
             value = self._instance_attribute(inst, attr, frame, where)
             if isinstance(value, Unknown) and not value.hole.volatility.is_volatile and value.hole.origin is None:
-                method, stmt, module = follow_up
-                origin = Origin(module.location(stmt), f"`self.{attr}` extended with a new request by `{method}()`",
+                method, where = follow_up
+                origin = Origin(where, f"`self.{attr}` extended with a new request by `{method}()`",
                                 REQUEST_INPUT, Volatility.UNKNOWN)
                 return Unknown(replace(value.hole, origin=origin))
             return value
@@ -1779,7 +1779,7 @@ class Evaluator:
         """`self.context_builder = context_builder` in a generic base's constructor (annotated
         `T`): the subclass constructor that hands it on says its type (`context_builder:
         GlobalContextBuilder`), so a call on it reaches that class's implementations."""
-        assignment = _attribute_assignments(klass).get(attr)
+        assignment = _attribute_assignment(klass, attr)
         if assignment is None or not isinstance(assignment[2].value, ast.Name):
             return None
         name = assignment[2].value.id
@@ -1798,7 +1798,7 @@ class Evaluator:
         key = (id(klass.node), attr)
         if key in self._stored:
             return self._stored[key]
-        assignment = _attribute_assignments(klass).get(attr)
+        assignment = _attribute_assignment(klass, attr)
         if assignment is None:
             return None
         method_name, method, stmt = assignment
@@ -4032,7 +4032,7 @@ def _names_a_model(text: str) -> bool:
 
 def _stored_parameter(klass: ClassInfo, attr: str) -> tuple[int, str] | None:
     """(position after `self`, name) of the constructor parameter stored as-is in ``self.attr``."""
-    assignment = _attribute_assignments(klass).get(attr)
+    assignment = _attribute_assignment(klass, attr)
     if assignment is None or assignment[0] != "__init__" or not isinstance(assignment[2].value, ast.Name):
         return None
     name = assignment[2].value.id
@@ -4082,13 +4082,29 @@ def _constructing_functions(klass: ClassInfo) -> list[tuple[ast.FunctionDef | as
     return found
 
 
-def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.stmt]]:
-    """``self.x = ...`` assignments of a class, first one per attribute (a `self.x = None`
-    placeholder gives way to the first value set after it); computed once per class."""
-    cached = klass.__dict__.get("_assignments")
+def _attribute_assignment(klass: ClassInfo, attr: str) -> tuple[str, Any, ast.stmt] | None:
+    """The ``self.attr = ...`` assignment of a class that gives the attribute its value (the
+    method's name, the method, the statement), if any."""
+    place = _assignment_places(klass).get(attr)
+    if place is None:
+        return None
+    found = klass.__dict__.setdefault("_assignments", {})  # nodes: forgotten with the bodies
+    if attr not in found:
+        method_name, line, column = place
+        method = klass.methods[method_name]
+        found[attr] = next(((method_name, method, stmt) for stmt in nodes_of(method, (ast.Assign, ast.AnnAssign))
+                            if (stmt.lineno, stmt.col_offset) == (line, column)), None)
+    return found[attr]  # type: ignore[no-any-return]
+
+
+def _assignment_places(klass: ClassInfo) -> dict[str, tuple[str, int, int]]:
+    """Where each ``self.x = ...`` of a class is (method, line, column), first one per attribute (a
+    `self.x = None` placeholder gives way to the first value set after it); computed once per
+    class, and kept when the method bodies are dropped (index.DURABLE_CLASS_MEMOS)."""
+    cached = klass.__dict__.get("_assignment_places")
     if cached is not None:
         return cached
-    found: dict[str, tuple[str, Any, ast.stmt]] = {}
+    found: dict[str, tuple[str, ast.stmt]] = {}
     for method_name, method in klass.methods.items():
         receivers = ("self.", "cls.") if _is_classmethod(method) else ("self.",)  # `cls.loader = ...` sets it too
         for stmt in nodes_of(method, (ast.Assign, ast.AnnAssign)):
@@ -4099,10 +4115,11 @@ def _attribute_assignments(klass: ClassInfo) -> dict[str, tuple[str, Any, ast.st
                     if path and path.startswith(receivers) and path.count(".") == 1:
                         path = "self." + path.split(".", 1)[1]
                         kept = found.get(path[5:])
-                        if kept is None or _is_placeholder(kept[2].value) and not _is_placeholder(stmt.value):
-                            found[path[5:]] = (method_name, method, stmt)
-    klass.__dict__["_assignments"] = found
-    return found
+                        if kept is None or _is_placeholder(kept[1].value) and not _is_placeholder(stmt.value):
+                            found[path[5:]] = (method_name, stmt)
+    places = {attr: (method_name, stmt.lineno, stmt.col_offset) for attr, (method_name, stmt) in found.items()}
+    klass.__dict__["_assignment_places"] = places
+    return places
 
 
 def _advanced_attributes(klass: ClassInfo) -> dict[str, ast.stmt]:
@@ -4161,7 +4178,7 @@ def _appended_attributes(klass: ClassInfo) -> dict[str, bool]:
     if cached is not None:
         return cached
     found: dict[str, bool] = {}
-    for method in klass.methods.values():
+    for method in klass.methods.values() if _may_grow_a_list(klass) else ():
         for node in nodes_of(method, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
                 path = _dotted(node.func.value)
@@ -4250,16 +4267,18 @@ def _front_cut_of(stmt: ast.stmt) -> str | None:
     return None
 
 
-def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, ast.stmt, Any]]:
+def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, Location]]:
     """``self.x`` a method other than the constructor rewrites from its own parameter while it
     appends to a list the object keeps under a conversation's name (browser-use's
     `add_new_task(new_task)`: `self.task += new_task`, `self.state.agent_history_items.append(...)`):
-    the conversation goes on with a new request in `x`."""
+    the conversation goes on with a new request in `x`. With the method and where it rewrites it."""
     cached = klass.__dict__.get("_follow_up")
     if cached is not None:
         return cached
-    found: dict[str, tuple[str, ast.stmt, Any]] = {}
-    for name, method in klass.methods.items():
+    found: dict[str, tuple[str, Location]] = {}
+    source = klass.module.source_of(klass.node).lower() if _may_grow_a_list(klass) else ""
+    methods = klass.methods.items() if any(word in source for word in CONVERSATION_WORDS) else ()
+    for name, method in methods:
         if name.startswith("__") or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         params = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)} - {"self", "cls"}
@@ -4274,9 +4293,18 @@ def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, ast.stmt, An
                 path = _dotted(target)
                 if path and path.startswith("self.") and path.count(".") == 1 and any(
                         isinstance(n, ast.Name) and n.id in params for n in ast.walk(stmt.value)):
-                    found.setdefault(path[5:], (name, stmt, klass.module))
+                    found.setdefault(path[5:], (name, klass.module.location(stmt)))
     klass.__dict__["_follow_up"] = found
     return found
+
+
+_GROWING_CALL = re.compile(r"\.\s*(?:append|extend|insert)\s*\(")
+
+
+def _may_grow_a_list(klass: ClassInfo) -> bool:
+    """Whether the class's text calls `append`, `extend` or `insert` at all: read from its lines,
+    so that a class that cannot grow a list has none of its method bodies parsed to find out."""
+    return _GROWING_CALL.search(klass.module.source_of(klass.node)) is not None
 
 
 def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -111,6 +111,11 @@ class ModuleInfo:
                 found.append((node, starts[end] - starts[start]))
         return found
 
+    def source_of(self, node: ast.AST) -> str:
+        """The lines a node spans, whole (read from the source: its body need not be parsed)."""
+        line = getattr(node, "lineno", 1)
+        return self._text.lines(line, getattr(node, "end_lineno", None) or line)
+
     def location(self, node: ast.AST) -> Location:
         found: Location | None = getattr(node, "_location", None)
         if found is None:  # computed once, kept on the node: it goes when the node goes
@@ -280,7 +285,13 @@ class SourceText:
 # an id() may then name another node: such memos are dropped with the body, or a result would
 # depend on which entries a worker ran before (seen on agno: a finding present or not by run).
 _AST_KEYS: dict[type, frozenset[str]] = {}
-_CLASS_KEYS = frozenset(ClassInfo.__dataclass_fields__)
+# A class's memos that hold no syntax node (names, flags, locations: a pure function of its
+# source text) outlive the hollowing: computing them again would parse every method body again.
+DURABLE_CLASS_MEMOS = frozenset({"_appended", "_follow_up", "_assignment_places"})
+_CLASS_KEYS = frozenset(ClassInfo.__dataclass_fields__) | DURABLE_CLASS_MEMOS
+# The same for a definition's memos that name statements by position, not by node.
+FALLBACK_RETURNS_MEMO = "_promptlint_fallback_returns"  # evaluator._fallback_returns
+DURABLE_NODE_MEMOS = frozenset({FALLBACK_RETURNS_MEMO})
 
 
 def _forget_memos(holder: ast.AST | ClassInfo) -> None:
@@ -289,7 +300,7 @@ def _forget_memos(holder: ast.AST | ClassInfo) -> None:
     else:
         kept = _AST_KEYS.get(type(holder))
         if kept is None:
-            kept = _AST_KEYS[type(holder)] = frozenset((*holder._fields, *holder._attributes))
+            kept = _AST_KEYS[type(holder)] = frozenset((*holder._fields, *holder._attributes, *DURABLE_NODE_MEMOS))
     for key in [key for key in holder.__dict__ if key not in kept]:
         del holder.__dict__[key]
 
