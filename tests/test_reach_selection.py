@@ -10,8 +10,18 @@ from pathlib import Path
 import pytest
 
 from promptlint import parallel
-from promptlint.analysis.evaluator import Evaluator, _attribute_assignment, _fallback_returns, _follow_up_attributes
+from promptlint.analysis.evaluator import (
+    Evaluator,
+    _attribute_assignment,
+    _fallback_returns,
+    _follow_up_attributes,
+    _is_generator,
+    _small_helper,
+)
 from promptlint.analysis.index import (
+    FALLBACK_RETURNS_MEMO,
+    GENERATOR_MEMO,
+    SMALL_HELPER_MEMO,
     LazyBody,
     ModuleInfo,
     ParseFailure,
@@ -357,7 +367,9 @@ def test_memos_by_position_outlive_the_body_and_name_its_new_nodes() -> None:
     assert before is not None and ast.unparse(before[2]) == "self.system = system"  # not the None placeholder
     assert _follow_up_attributes(klass)["task"][0] == "ask"
     assert _fallback_returns(summary) == {(14, 12)}
+    assert not _is_generator(summary) and _small_helper(summary)
     module.hollow()
+    assert {GENERATOR_MEMO, SMALL_HELPER_MEMO, FALLBACK_RETURNS_MEMO} <= set(summary.__dict__)
     assert "_assignments" not in klass.__dict__ and "_assignment_places" in klass.__dict__
     after = _attribute_assignment(klass, "system")
     assert after is not None and after[2] is not before[2] and after[2] in list(ast.walk(klass.methods["__init__"]))

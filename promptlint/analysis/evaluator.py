@@ -40,12 +40,21 @@ from promptlint.analysis.derived import (
     user_turn_names,
     written_annotation,
 )
-from promptlint.analysis.index import FALLBACK_RETURNS_MEMO, ClassInfo, ModuleInfo, nodes_of, resolve_relative
+from promptlint.analysis.index import (
+    FALLBACK_RETURNS_MEMO,
+    FLOWS_MEMO,
+    GENERATOR_MEMO,
+    SMALL_HELPER_MEMO,
+    ClassInfo,
+    ModuleInfo,
+    nodes_of,
+    resolve_relative,
+)
 from promptlint.analysis.layout import argument, is_turn, message_role_content, named_like
 from promptlint.analysis.message_lists import history_after, returned_messages, system_heads
 from promptlint.analysis.project import Project
 from promptlint.analysis.reach import annotation_name, called_names
-from promptlint.analysis.summaries import (SinkShapes, first_call_test, flow_slots, parameter_flows,
+from promptlint.analysis.summaries import (Flow, SinkShapes, first_call_test, flow_slots, parameter_flows,
                                           positional_slot_applies, sink_shapes, written_names)
 from promptlint.analysis.values import (
     MAX_UNROLL,
@@ -324,8 +333,6 @@ def _slot_attribute(slot: str) -> str:
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
 
 
 def _fallback_returns(function: ast.AST) -> frozenset[tuple[int, int]]:
@@ -3484,10 +3491,19 @@ class Evaluator:
             if self._shapes is None:
                 self._shapes = sink_shapes(self.knowledge)
                 self._slot_sets = {name: set(slots) for name, slots in self.wrappers.items()}
-            flows = parameter_flows(node, func.self_value is not None, self._shapes)
-            own = frozenset(flow_slots(flows, self._slot_sets))
+            own = frozenset(flow_slots(self.parameter_flows(node, func.self_value is not None), self._slot_sets))
             self._own_slots[id(node)] = own if any(slot[0] in "smuo" for slot in own) else None
         return self._own_slots[id(node)]
+
+    def parameter_flows(self, node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> tuple[Flow, ...]:
+        """summaries.parameter_flows of a definition, kept on it for the worker's later entries
+        (strings only: it outlives the body, index.DURABLE_NODE_MEMOS) under the knowledge it
+        was computed with."""
+        kept = node.__dict__.get(FLOWS_MEMO)
+        if kept is None or kept[0] is not self.knowledge or kept[1] != method:
+            assert self._shapes is not None
+            kept = node.__dict__[FLOWS_MEMO] = (self.knowledge, method, parameter_flows(node, method, self._shapes))
+        return kept[2]  # type: ignore[no-any-return]
 
     def slot_value(self, slot: str, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> Value | None:
         """The value a wrapper call hands over in a slot; for a slot the callee reads from an
@@ -3920,8 +3936,8 @@ def _base_names(classes: list[ClassInfo]) -> set[str]:
 def _small_helper(function: ast.AST) -> bool:
     """A definition of at most SMALL_HELPER_NODES syntax nodes that does something: an interface's
     stub (`...`) is left to what the knowledge says of its name (`search_memories()` is a lookup).
-    Computed once per definition."""
-    cached = function.__dict__.get("_small_helper")
+    Computed once per definition (kept when its body is dropped: index.DURABLE_NODE_MEMOS)."""
+    cached = function.__dict__.get(SMALL_HELPER_MEMO)
     if cached is None:
         count = 0
         for _ in ast.walk(function):
@@ -3930,13 +3946,14 @@ def _small_helper(function: ast.AST) -> bool:
                 break
         cached = count <= SMALL_HELPER_NODES and not (
             isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_stub(function))
-        function.__dict__["_small_helper"] = cached
+        function.__dict__[SMALL_HELPER_MEMO] = cached
     return cached
 
 
 def _is_generator(function: ast.AST) -> bool:
-    """A function whose own body (not a nested definition's) yields; computed once per definition."""
-    cached = function.__dict__.get("_generator")
+    """A function whose own body (not a nested definition's) yields; computed once per definition
+    (kept when its body is dropped: index.DURABLE_NODE_MEMOS)."""
+    cached = function.__dict__.get(GENERATOR_MEMO)
     if cached is None:
         pending = list(ast.iter_child_nodes(function))
         cached = False
@@ -3945,7 +3962,7 @@ def _is_generator(function: ast.AST) -> bool:
             cached = isinstance(node, (ast.Yield, ast.YieldFrom))
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 pending.extend(ast.iter_child_nodes(node))
-        function.__dict__["_generator"] = cached
+        function.__dict__[GENERATOR_MEMO] = cached
     return cached
 
 

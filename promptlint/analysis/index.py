@@ -289,9 +289,12 @@ _AST_KEYS: dict[type, frozenset[str]] = {}
 # source text) outlive the hollowing: computing them again would parse every method body again.
 DURABLE_CLASS_MEMOS = frozenset({"_appended", "_follow_up", "_assignment_places"})
 _CLASS_KEYS = frozenset(ClassInfo.__dataclass_fields__) | DURABLE_CLASS_MEMOS
-# The same for a definition's memos that name statements by position, not by node.
+# The same for a definition's memos that hold a flag or name statements by position, not by node.
 FALLBACK_RETURNS_MEMO = "_promptlint_fallback_returns"  # evaluator._fallback_returns
-DURABLE_NODE_MEMOS = frozenset({FALLBACK_RETURNS_MEMO})
+GENERATOR_MEMO = "_promptlint_generator"  # evaluator._is_generator
+SMALL_HELPER_MEMO = "_promptlint_small_helper"  # evaluator._small_helper
+FLOWS_MEMO = "_promptlint_flows"  # Evaluator.own_slots: a definition's parameter flows
+DURABLE_NODE_MEMOS = frozenset({FALLBACK_RETURNS_MEMO, GENERATOR_MEMO, SMALL_HELPER_MEMO, FLOWS_MEMO})
 
 
 def _forget_memos(holder: ast.AST | ClassInfo) -> None:
