@@ -282,6 +282,26 @@ def test_damaged_reach_inputs_and_name_records_are_not_trusted(tmp_path: Path, d
     assert answer(run(tmp_path)) == answer(run(tmp_path, cache_dir=None))
 
 
+@pytest.mark.parametrize("damage", ["rows past the pairs", "pairs of the wrong shape", "entries not row numbers"])
+def test_damaged_name_tables_are_not_trusted(tmp_path: Path, damage: str) -> None:
+    """bound.json keeps the names entries read as shared tables: a row pointing past them, or
+    tables of the wrong shape, make those entries depend on whole files again."""
+    write_tree(tmp_path, {"llm.py": LLM_HELPER, "caller.py": CALLER, "clock.py": CLOCK})
+    run(tmp_path)
+    for record in (tmp_path / ".promptlint_cache").rglob("bound.json"):
+        document = json.loads(record.read_text())
+        assert document["entries"] and document["rows"]
+        if damage == "rows past the pairs":
+            document["rows"] = [[path, [len(document["pairs"]) + 5]] for path, _ in document["rows"]]
+        elif damage == "pairs of the wrong shape":
+            document["pairs"] = [7 for _ in document["pairs"]]
+        else:
+            document["entries"] = {key: [["caller.py", 3]] for key in document["entries"]}
+        record.write_text(json.dumps(document))
+    write_tree(tmp_path, {"llm.py": LLM_HELPER + "def version():\n    return 2\n"})
+    assert answer(run(tmp_path)) == answer(run(tmp_path, cache_dir=None))
+
+
 @pytest.mark.parametrize("record", [
     [[{"_": "Popen", "args": ["touch", "pwned"]}], []],  # not promptlint's record
     [[{"_": "Location", "path": "x.py", "line": 1, "column": 1, "end_line": 1, "end_column": 2}], []],  # not a Finding
