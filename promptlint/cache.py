@@ -448,16 +448,22 @@ class Cache:
         return [(paths[rows[i][0]], [pairs[j] for j in rows[i][1]]) for i in raw]
 
     def _encoded_bound(self) -> dict[str, Any]:
-        paths: list[str] = []
-        pairs: list[Any] = []
-        rows: list[Any] = []
+        """The used entries' names as tables. Entries read from the file keep their row numbers
+        and the tables are appended to (an edit re-encodes a few entries, not 1,900); when more
+        than half of the rows belong to dropped entries, everything is encoded afresh."""
+        assert self._bound is not None
+        used = {key: raw for key, raw in self._bound.items() if key in self._used}
+        kept = {key: raw for key, raw in used.items() if raw and isinstance(raw[0], int)}
+        referenced = {row for raw in kept.values() for row in raw}
+        paths, pairs, rows = (list(table) for table in self._bound_tables)
+        if len(referenced) * 2 < len(rows):
+            kept, paths, pairs, rows = {}, [], [], []
         path_ids: dict[str, int] = {}
         pair_ids: dict[tuple[str, str | None], int] = {}
         row_ids: dict[tuple[int, tuple[int, ...]], int] = {}
-        entries: dict[str, list[int]] = {}
-        assert self._bound is not None
-        for key, raw in self._bound.items():
-            if key not in self._used:
+        entries: dict[str, list[int]] = dict(kept)
+        for key, raw in used.items():
+            if key in kept:
                 continue
             try:
                 found = []
