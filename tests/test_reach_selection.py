@@ -15,6 +15,7 @@ from promptlint.analysis.evaluator import (
     _attribute_assignment,
     _fallback_returns,
     _follow_up_attributes,
+    _front_cuts,
     _is_generator,
     _small_helper,
 )
@@ -352,6 +353,11 @@ class Agent:
         if not rows:
             return "<none>"
         return rows
+
+    def remember(self, turn):
+        self.history.append(turn)
+        if len(self.history) > self.limit:
+            self.history.pop(0)
 """
 
 
@@ -368,9 +374,10 @@ def test_memos_by_position_outlive_the_body_and_name_its_new_nodes() -> None:
     assert _follow_up_attributes(klass)["task"][0] == "ask"
     assert _fallback_returns(summary) == {(14, 12)}
     assert not _is_generator(summary) and _small_helper(summary)
+    assert _front_cuts(klass)["history"].line == 20
     module.hollow()
     assert {GENERATOR_MEMO, SMALL_HELPER_MEMO, FALLBACK_RETURNS_MEMO} <= set(summary.__dict__)
-    assert "_assignments" not in klass.__dict__ and "_assignment_places" in klass.__dict__
+    assert "_assignments" not in klass.__dict__ and {"_assignment_places", "_front_cut"} <= set(klass.__dict__)
     after = _attribute_assignment(klass, "system")
     assert after is not None and after[2] is not before[2] and after[2] in list(ast.walk(klass.methods["__init__"]))
     assert (after[2].lineno, after[2].col_offset) == (5, 8)

@@ -41,6 +41,7 @@ from promptlint.analysis.derived import (
     written_annotation,
 )
 from promptlint.analysis.index import (
+    EXTRA_KEYWORDS_MEMO,
     FALLBACK_RETURNS_MEMO,
     FLOWS_MEMO,
     GENERATOR_MEMO,
@@ -1720,7 +1721,7 @@ class Evaluator:
         if not any(attr in _appended_attributes(klass) for klass in self.mro(info)):
             return value
         cut = next((found[attr] for klass in self.mro(info) if attr in (found := _front_cuts(klass))), None)
-        window = Step(cut[1].location(cut[0]), f"self.{attr}") if cut is not None else None
+        window = Step(cut, f"self.{attr}") if cut is not None else None
         return _grown(value, f"self.{attr}", where, window)
 
     def stored_attribute(self, klass: ClassInfo, attr: str, frame: Frame, inst: Instance | None) -> Value | None:
@@ -4209,9 +4210,9 @@ def _extra_keywords_stored(init: ast.FunctionDef | ast.AsyncFunctionDef) -> str 
     """The ``**kwargs`` parameter of a constructor that stores each extra keyword as an attribute
     (``for key, value in kwargs.items(): setattr(self, key, value)``, ``self.__dict__.update(kwargs)``):
     a request object taking any field (chatgpt-on-wechat's ``LLMRequest(..., system=...)``)."""
-    if "_extra_stored" not in init.__dict__:  # kept on the definition: a constructor runs often
-        init.__dict__["_extra_stored"] = _stores_extra_keywords(init)
-    return init.__dict__["_extra_stored"]  # type: ignore[no-any-return]
+    if EXTRA_KEYWORDS_MEMO not in init.__dict__:  # kept on the definition: a constructor runs often
+        init.__dict__[EXTRA_KEYWORDS_MEMO] = _stores_extra_keywords(init)
+    return init.__dict__[EXTRA_KEYWORDS_MEMO]  # type: ignore[no-any-return]
 
 
 def _stores_extra_keywords(init: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -4232,22 +4233,23 @@ def _stores_extra_keywords(init: ast.FunctionDef | ast.AsyncFunctionDef) -> str 
     return extra if stored else None
 
 
-def _front_cuts(klass: ClassInfo) -> dict[str, tuple[ast.stmt, Any]]:
+def _front_cuts(klass: ClassInfo) -> dict[str, Location]:
     """The ``self.x`` lists a method of the class cuts from the front while they are longer than a
     limit (`if len(self.x) > limit: self.x.pop(0)`, `while len(self.x) > n: del self.x[0]`,
-    `self.x = self.x[-n:]` under such a test), each with the cut and its module: a window of the
-    latest items, whatever the list's name. A drain (`while len(q) > 0`) is not a limit."""
+    `self.x = self.x[-n:]` under such a test), each with where it is cut: a window of the
+    latest items, whatever the list's name. A drain (`while len(q) > 0`) is not a limit. Kept
+    when the method bodies are dropped (index.DURABLE_CLASS_MEMOS)."""
     cached = klass.__dict__.get("_front_cut")
     if cached is not None:
         return cached
-    found: dict[str, tuple[ast.stmt, Any]] = {}
+    found: dict[str, Location] = {}
     for method in klass.methods.values():
         for guard in nodes_of(method, (ast.If, ast.While)):
             limited = _lengths_over_a_limit(guard.test)
             for stmt in guard.body:
                 path = _front_cut_of(stmt)
                 if path in limited and path.startswith("self.") and path.count(".") == 1:
-                    found.setdefault(path[5:], (stmt, klass.module))
+                    found.setdefault(path[5:], klass.module.location(stmt))
     klass.__dict__["_front_cut"] = found
     return found
 
@@ -4293,8 +4295,9 @@ def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, Location]]:
     if cached is not None:
         return cached
     found: dict[str, tuple[str, Location]] = {}
-    source = klass.module.source_of(klass.node).lower() if _may_grow_a_list(klass) else ""
-    methods = klass.methods.items() if any(word in source for word in CONVERSATION_WORDS) else ()
+    source = klass.module.source_of(klass.node)
+    methods = klass.methods.items() if _GROWING_CALL.search(source) \
+        and any(word in source.lower() for word in CONVERSATION_WORDS) else ()
     for name, method in methods:
         if name.startswith("__") or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue

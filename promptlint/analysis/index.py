@@ -287,14 +287,16 @@ class SourceText:
 _AST_KEYS: dict[type, frozenset[str]] = {}
 # A class's memos that hold no syntax node (names, flags, locations: a pure function of its
 # source text) outlive the hollowing: computing them again would parse every method body again.
-DURABLE_CLASS_MEMOS = frozenset({"_appended", "_follow_up", "_assignment_places"})
+DURABLE_CLASS_MEMOS = frozenset({"_appended", "_follow_up", "_assignment_places", "_front_cut"})
 _CLASS_KEYS = frozenset(ClassInfo.__dataclass_fields__) | DURABLE_CLASS_MEMOS
 # The same for a definition's memos that hold a flag or name statements by position, not by node.
 FALLBACK_RETURNS_MEMO = "_promptlint_fallback_returns"  # evaluator._fallback_returns
 GENERATOR_MEMO = "_promptlint_generator"  # evaluator._is_generator
 SMALL_HELPER_MEMO = "_promptlint_small_helper"  # evaluator._small_helper
 FLOWS_MEMO = "_promptlint_flows"  # Evaluator.own_slots: a definition's parameter flows
-DURABLE_NODE_MEMOS = frozenset({FALLBACK_RETURNS_MEMO, GENERATOR_MEMO, SMALL_HELPER_MEMO, FLOWS_MEMO})
+EXTRA_KEYWORDS_MEMO = "_promptlint_extra_stored"  # evaluator._extra_keywords_stored
+DURABLE_NODE_MEMOS = frozenset({FALLBACK_RETURNS_MEMO, GENERATOR_MEMO, SMALL_HELPER_MEMO, FLOWS_MEMO,
+                                EXTRA_KEYWORDS_MEMO})
 
 
 def _forget_memos(holder: ast.AST | ClassInfo) -> None:
