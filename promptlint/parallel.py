@@ -150,6 +150,8 @@ class TrackingProject(Project):
         self._recent: OrderedDict[Path, ModuleInfo] = OrderedDict()
         self._used: OrderedDict[Path, ModuleInfo] = OrderedDict()
         self._hollow_weight = 0
+        self.evaluating = False  # True from the first entry on (the reach pass reads whole modules)
+        self.inherited = False  # True in a worker forked with its parent's parsed modules
 
     def begin_entry(self) -> None:
         self.files_read = set()
@@ -157,6 +159,13 @@ class TrackingProject(Project):
         self.names_read = defaultdict(set)
         self.by_name.looked_up = set()
         self._splits = {}
+        if not self.evaluating:
+            self.evaluating = True
+            if not self.inherited:
+                # The reach pass's trees are whole modules chosen by file, not by what entries
+                # read: a worker that kept them started its first entry with the budget full.
+                # Parsing again what the entries need costs less than a second on litellm.
+                self._forget(list(self._recent))
         self.evict()
 
     def split_module(self, qualname: str) -> tuple[ModuleInfo, list[str]] | None:
@@ -169,9 +178,16 @@ class TrackingProject(Project):
 
     def module_at(self, path: Path) -> ModuleInfo | None:
         self.files_read.add(path)
-        self.parses += path not in self._modules
+        fresh = path not in self._modules
+        self.parses += fresh
         module = super().module_at(path)
         if module is not None:
+            if fresh and self.evaluating:
+                # An entry reads few of the functions of the modules it imports (litellm's largest
+                # entries read 600 modules), and the budget is enforced between entries only:
+                # kept whole, their bodies doubled a worker's peak. Kept hollow from the start,
+                # a body is parsed when the entry reads it (the reach pass reads them all).
+                module.hollow()
             self._note_use(path, module)
         return module
 
@@ -220,8 +236,13 @@ class TrackingProject(Project):
             kept -= module.hollow()
             self._hollow_weight += module.weight
         while kept > PARSED_SOURCE_BUDGET and len(self._recent) > 1:
-            path, module = self._recent.popitem(last=False)
-            kept -= module.weight
+            path = next(iter(self._recent))
+            kept -= self._recent[path].weight
+            self._forget([path])
+
+    def _forget(self, paths: list[Path]) -> None:
+        for path in paths:
+            module = self._recent.pop(path)
             if self._used.pop(path, None) is None:
                 self._hollow_weight -= module.weight
             self._modules.pop(path, None)
@@ -502,7 +523,11 @@ def _start_worker(settings: Settings) -> None:
     index.freeze_parsed_trees = True
     # Forked after this process parsed modules itself (a small project's reach pass): start
     # from them, rather than parse them again.
-    _WORKSPACE = _INHERITED if _INHERITED is not None and _INHERITED.settings is settings else Workspace(settings)
+    if _INHERITED is not None and _INHERITED.settings is settings:
+        _WORKSPACE = _INHERITED
+        _WORKSPACE.project.inherited = True
+    else:
+        _WORKSPACE = Workspace(settings)
     gc.freeze()  # what the fork brought along is long-lived: keep collections from scanning (and copying) it
 
 

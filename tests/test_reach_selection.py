@@ -397,6 +397,25 @@ def test_a_tight_parse_budget_gives_the_same_answer(monkeypatch: pytest.MonkeyPa
                                                                              roomy.layouts)
 
 
+def test_an_entry_keeps_only_the_bodies_it_reads(tmp_path: Path) -> None:
+    """Worker memory: the reach pass's whole trees are dropped when evaluation begins, and a
+    module an entry imports keeps only the function bodies the entry read (litellm: one entry
+    read 600 modules, and kept whole they set each worker's peak)."""
+    unused = "def unused(rows):\n    total = 0\n    for row in rows:\n        total += len(row)\n    return total\n"
+    root = write_tree(tmp_path, {"llm.py": SDK_CLIENT + unused, "app.py": "from llm import ask\n"
+                                 "def handler(q):\n    return ask('Be brief.', q)\n"})
+    files = (root / "app.py", root / "llm.py")
+    settings = parallel.Settings(root, root, files, {path: [path.stem] for path in files}, 10**6,
+                                 load_knowledge(Config(root=root)), 10.0)
+    with parallel.Workers(settings, 1) as workers:
+        assert all(workers.definitions(list(files), parallel=False))
+        [outcome] = workers.evaluate([parallel.EntryTask(files[0], (0,), None)], parallel=False)
+        functions = workers._local.project.module_at(files[1]).functions  # type: ignore[union-attr]
+    assert outcome.layouts and outcome.parses == 2  # parsed again, not kept from the reach pass
+    assert type(functions["ask"].body) is list
+    assert type(functions["unused"].body) is LazyBody and not functions["unused"].body._loaded
+
+
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="workers are spawned here")
 def test_workers_forked_after_a_local_reach_pass_start_from_its_parsed_modules(tmp_path: Path) -> None:
     """A small project's reach pass parses in this process; the workers that evaluate next
