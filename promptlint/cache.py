@@ -344,6 +344,8 @@ class Cache:
             self._definitions = data.get("definitions", {}) if isinstance(data, dict) and \
                 data.get("format") == FORMAT and isinstance(data.get("definitions"), dict) else {}
         raw = self._definitions.get(key)
+        if isinstance(raw, tuple):  # stored by this run
+            return raw
         try:
             return None if raw is None else tuple(
                 (str(n), frozenset(c), bool(a), tuple((int(i), str(p), str(t)) for i, p, t in f)) for n, c, a, f in raw)
@@ -354,7 +356,9 @@ class Cache:
         self.definitions(key)  # loads the store
         assert self._definitions is not None
         if key not in self._definitions:
-            self._definitions[key] = [[n, sorted(c), a, [list(x) for x in f]] for n, c, a, f in definitions]
+            # Kept as given until written: made JSON-ready here, litellm's 100,000 definitions held
+            # 60 MiB of lists while the workers were still up (the peak); at save they are gone.
+            self._definitions[key] = definitions
             self._definitions_dirty = True
 
     # called names (for the reach): by content hash, in their own file, read only when the reach
@@ -522,7 +526,9 @@ class Cache:
         if not self.writable:
             return
         if self._definitions_dirty and self._definitions is not None:
-            self._write("definitions.json", {"format": FORMAT, "definitions": self._definitions})
+            self._write("definitions.json", {"format": FORMAT, "definitions": {
+                key: [[n, sorted(c), a, f] for n, c, a, f in stored] if isinstance(stored, tuple) else stored
+                for key, stored in self._definitions.items()}})
             self._definitions_dirty = False
         if self._called_dirty and self._called is not None:
             current = {facts.sha for facts in self.files.values()}

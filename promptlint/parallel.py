@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import gc
 import os
+import sys
 import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
@@ -569,8 +570,9 @@ class Workers:
         self._local = _INHERITED = None
 
     def map(self, function: Callable[[Task], Result], tasks: list[Task], weights: list[int],
-            parallel: bool, chunksize: int = 1) -> list[Result]:
-        """``function`` over ``tasks`` (in path order), results in task order."""
+            parallel: bool, chunksize: int = 1, received: Callable[[Result], Result] | None = None) -> list[Result]:
+        """``function`` over ``tasks`` (in path order), results in task order; ``received`` is
+        applied to each result a worker sends, as it arrives."""
         if not tasks:
             return []
         if self._pool is None and not (parallel and self.jobs > 1 and len(tasks) > 1):
@@ -579,7 +581,7 @@ class Workers:
         order = _schedule(weights)
         results: list[Any] = [None] * len(tasks)
         for position, result in zip(order, pool.map(function, [tasks[i] for i in order], chunksize=chunksize)):
-            results[position] = result
+            results[position] = result if received is None else received(result)
         return results
 
     def _run_here(self, function: Callable[[Task], Result], tasks: list[Task]) -> list[Result]:
@@ -625,10 +627,40 @@ class Workers:
         return self.map(_facts_task, tasks, sizes, sum(sizes) >= MIN_PARALLEL_FACTS_BYTES, chunk)
 
     def definitions(self, paths: list[Path], parallel: bool) -> list[Definitions | None]:
-        return self.map(_definitions_task, paths, [_size(p) for p in paths], parallel)
+        return self.map(_definitions_task, paths, [_size(p) for p in paths], parallel, received=_shared_definitions)
 
     def evaluate(self, tasks: list[EntryTask], parallel: bool) -> list[EntryOutcome]:
-        return self.map(_evaluate_task, tasks, [_size(t.path) for t in tasks], parallel)
+        return self.map(_evaluate_task, tasks, [_size(t.path) for t in tasks], parallel,
+                        received=_SharedNames().outcome)
+
+
+class _SharedNames:
+    """One object per distinct path, name and digest among the outcomes workers send back. Each
+    outcome arrives unpickled with copies of its own: litellm's 1,900 entries each list the
+    hundreds of files and module names they read, 40 MiB of copies in this process."""
+
+    def __init__(self) -> None:
+        self._paths: dict[Path, Path] = {}
+
+    def path(self, path: Path) -> Path:
+        return self._paths.setdefault(path, path)
+
+    def outcome(self, outcome: EntryOutcome) -> EntryOutcome:
+        intern = sys.intern
+        return replace(outcome, files=tuple(map(self.path, outcome.files)), names=tuple(map(intern, outcome.names)),
+                       bound=tuple((self.path(path), tuple((intern(name), digest and intern(digest))
+                                                           for name, digest in names))
+                                   for path, names in outcome.bound))
+
+
+def _shared_definitions(definitions: Definitions | None) -> Definitions | None:
+    """The names a worker's definitions call, one object per name (as _SharedNames)."""
+    if definitions is None:
+        return None
+    intern = sys.intern
+    return tuple((intern(name), frozenset(map(intern, calls)), plain,
+                  tuple((line, intern(source), intern(target)) for line, source, target in flows))
+                 for name, calls, plain, flows in definitions)
 
 
 def _resident_mib() -> float:

@@ -416,6 +416,23 @@ def test_an_entry_keeps_only_the_bodies_it_reads(tmp_path: Path) -> None:
     assert type(functions["unused"].body) is LazyBody and not functions["unused"].body._loaded
 
 
+def test_what_workers_send_back_names_each_path_and_name_once(tmp_path: Path) -> None:
+    """Each result arrives unpickled with its own copies of the paths and names it lists (litellm:
+    40 MiB of copies in the parent while the workers were up); the parent keeps one of each."""
+    root = write_tree(tmp_path, {"llm.py": SDK_CLIENT, **{f"app{i}.py": "from llm import ask\n"
+                                 "def handler(q):\n    return ask('Be brief.', q)\n" for i in range(3)}})
+    files = tuple(sorted(root.glob("*.py")))
+    settings = parallel.Settings(root, root, files, {path: [path.stem] for path in files}, 10**6,
+                                 load_knowledge(Config(root=root)), 10.0)
+    with parallel.Workers(settings, 2) as workers:
+        definitions = workers.definitions(list(files), parallel=True)
+        outcomes = workers.evaluate([parallel.EntryTask(path, (0,), None) for path in files[:3]], parallel=True)
+    llm = [next(p for p in outcome.files if p.name == "llm.py") for outcome in outcomes]
+    assert llm[0] == files[3] and llm[0] is llm[1] is llm[2]
+    called = [next(name for name in calls if name == "ask") for (_, calls, _, _), *_ in definitions[:3]]
+    assert called[0] is called[1] is called[2]
+
+
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="workers are spawned here")
 def test_workers_forked_after_a_local_reach_pass_start_from_its_parsed_modules(tmp_path: Path) -> None:
     """A small project's reach pass parses in this process; the workers that evaluate next
