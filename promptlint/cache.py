@@ -356,8 +356,8 @@ class Cache:
         self.definitions(key)  # loads the store
         assert self._definitions is not None
         if key not in self._definitions:
-            # Kept as given until written: made JSON-ready here, litellm's 100,000 definitions held
-            # 60 MiB of lists while the workers were still up (the peak); at save they are gone.
+            # Kept as given until written: made JSON-ready here, litellm's 100,000 definitions were
+            # 245,000 lists (20 MiB) held while the workers were still up (the peak); at save they are gone.
             self._definitions[key] = definitions
             self._definitions_dirty = True
 

@@ -185,7 +185,7 @@ class TrackingProject(Project):
         if module is not None:
             if fresh and self.evaluating:
                 # An entry reads few of the functions of the modules it imports (litellm's largest
-                # entries read 600 modules), and the budget is enforced between entries only:
+                # entries read 500-870 modules), and the budget is enforced between entries only:
                 # kept whole, their bodies doubled a worker's peak. Kept hollow from the start,
                 # a body is parsed when the entry reads it (the reach pass reads them all).
                 module.hollow()
@@ -637,7 +637,7 @@ class Workers:
 class _SharedNames:
     """One object per distinct path, name and digest among the outcomes workers send back. Each
     outcome arrives unpickled with copies of its own: litellm's 1,900 entries each list the
-    hundreds of files and module names they read, 40 MiB of copies in this process."""
+    hundreds of files and module names they read: 30-40 MiB of copies in this process."""
 
     def __init__(self) -> None:
         self._paths: dict[Path, Path] = {}
