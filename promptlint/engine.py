@@ -585,6 +585,7 @@ class _Dependencies:
         # Stored dependencies name files by relative key: the project's own files map straight back.
         self._absolute: dict[str, Path] = {relative_key(path, project.root): path for path in facts}
         self._resolved: dict[tuple[str, str | None], bool] = {}
+        self._pairs: dict[Path | str, tuple[str, str | None]] = {}
 
     def hash_of(self, path: Path) -> str | None:
         """The content hash of a file: from the facts, else read once (prompt files)."""
@@ -635,11 +636,23 @@ class _Dependencies:
         return found
 
     def stored(self, outcome: EntryOutcome) -> StoredEntry:
-        root = self.project.root
-        return StoredEntry(tuple((relative_key(p, root), self.hash_of(p)) for p in outcome.files),
-                           tuple((name, self.resolution(name)) for name in outcome.names),
+        return StoredEntry(tuple(map(self._file_pair, outcome.files)), tuple(map(self._name_pair, outcome.names)),
                            cache_store.encode(outcome.layouts), cache_store.encode(outcome.errors),
                            outcome.complete, round(outcome.seconds, 4))
+
+    # One pair per file and per name, shared by every entry that lists it: litellm's 1,900 entries
+    # each list hundreds, and the pairs made anew for each entry held 11 MiB more while the workers were up.
+    def _file_pair(self, path: Path) -> tuple[str, str | None]:
+        found = self._pairs.get(path)
+        if found is None:
+            found = self._pairs[path] = (relative_key(path, self.project.root), self.hash_of(path))
+        return found
+
+    def _name_pair(self, name: str) -> tuple[str, str | None]:
+        found = self._pairs.get(name)
+        if found is None:
+            found = self._pairs[name] = (name, self.resolution(name))
+        return found
 
     def outcome(self, path: Path, entry: StoredEntry | None, key: str = "") -> EntryOutcome | None:
         """A stored result, if every file and module name it depended on is unchanged."""
