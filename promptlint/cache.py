@@ -472,14 +472,9 @@ class Cache:
             try:
                 found = []
                 for path, names in self._bound_rows(raw):
-                    if path not in path_ids:
-                        path_ids[path] = len(paths)
-                        paths.append(path)
-                    row = (path_ids[path], tuple(_row(pair_ids, pairs, (str(n), d)) for n, d in names))
-                    if row not in row_ids:
-                        row_ids[row] = len(rows)
-                        rows.append([row[0], list(row[1])])
-                    found.append(row_ids[row])
+                    row = (_row(path_ids, paths, path, path),
+                           tuple(_row(pair_ids, pairs, (str(n), d)) for n, d in names))
+                    found.append(_row(row_ids, rows, row, [row[0], list(row[1])]))
             except (TypeError, ValueError, IndexError, KeyError):
                 continue  # a damaged record: the entry depends on its whole files
             entries[key] = found
@@ -607,10 +602,12 @@ class Cache:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _row(index: dict[tuple[str, str | None], int], table: list[Any], item: tuple[str, str | None]) -> int:
+def _row(index: dict[Any, int], table: list[Any], item: Any, stored: Any = None) -> int:
+    """The row number of ``item`` in a shared table, appended (as ``stored``, by default the
+    item as a list) if it is new."""
     if item not in index:
         index[item] = len(table)
-        table.append(list(item))
+        table.append(list(item) if stored is None else stored)
     return index[item]
 
 

@@ -585,7 +585,8 @@ class _Dependencies:
         # Stored dependencies name files by relative key: the project's own files map straight back.
         self._absolute: dict[str, Path] = {relative_key(path, project.root): path for path in facts}
         self._resolved: dict[tuple[str, str | None], bool] = {}
-        self._pairs: dict[Path | str, tuple[str, str | None]] = {}
+        self._file_pairs: dict[Path, tuple[str, str | None]] = {}
+        self._name_pairs: dict[str, tuple[str, str | None]] = {}
 
     def hash_of(self, path: Path) -> str | None:
         """The content hash of a file: from the facts, else read once (prompt files)."""
@@ -643,15 +644,15 @@ class _Dependencies:
     # One pair per file and per name, shared by every entry that lists it: litellm's 1,900 entries
     # each list hundreds, and the pairs made anew for each entry held 11 MiB more while the workers were up.
     def _file_pair(self, path: Path) -> tuple[str, str | None]:
-        found = self._pairs.get(path)
+        found = self._file_pairs.get(path)
         if found is None:
-            found = self._pairs[path] = (relative_key(path, self.project.root), self.hash_of(path))
+            found = self._file_pairs[path] = (relative_key(path, self.project.root), self.hash_of(path))
         return found
 
     def _name_pair(self, name: str) -> tuple[str, str | None]:
-        found = self._pairs.get(name)
+        found = self._name_pairs.get(name)
         if found is None:
-            found = self._pairs[name] = (name, self.resolution(name))
+            found = self._name_pairs[name] = (name, self.resolution(name))
         return found
 
     def outcome(self, path: Path, entry: StoredEntry | None, key: str = "") -> EntryOutcome | None:

@@ -4296,8 +4296,8 @@ def _follow_up_attributes(klass: ClassInfo) -> dict[str, tuple[str, Location]]:
         return cached
     found: dict[str, tuple[str, Location]] = {}
     source = klass.module.source_of(klass.node)
-    methods = klass.methods.items() if _GROWING_CALL.search(source) \
-        and any(word in source.lower() for word in CONVERSATION_WORDS) else ()
+    lowered = source.lower() if _GROWING_CALL.search(source) else ""
+    methods = klass.methods.items() if any(word in lowered for word in CONVERSATION_WORDS) else ()
     for name, method in methods:
         if name.startswith("__") or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
